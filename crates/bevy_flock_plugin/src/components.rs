@@ -1,0 +1,119 @@
+//! Components that make an entity an agent, a flock or an obstacle.
+
+use bevy::prelude::*;
+
+/// Marks an entity as a flocking agent. One insert makes a working agent: the required
+/// components give it a [`Transform`], a [`Velocity`], no [`Target`] and its [`SteeringState`].
+///
+/// An agent belongs to the flock named by its [`InFlock`] component, or else to the
+/// [`DefaultFlock`](crate::DefaultFlock). Its tuning is its flock's, unless the agent carries
+/// its own [`FlockWeights`](crate::FlockWeights), [`SteeringLimits`](crate::SteeringLimits),
+/// [`Perception`](crate::Perception) or [`Boundary`](crate::Boundary), which override the
+/// flock's for this agent only.
+///
+/// The plugin reads and writes the agent's [`Transform`] (translation, and rotation so that
+/// the agent faces its velocity), so agents should not be children of moving entities.
+#[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq, Eq)]
+#[require(Transform, Velocity, Target, SteeringState)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct Agent;
+
+/// An agent's velocity in world units per second. Set it to launch an agent; the plugin writes
+/// it back every tick.
+#[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq, Deref, DerefMut)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub struct Velocity(pub Vec3);
+
+impl Velocity {
+    /// No motion.
+    pub const ZERO: Self = Self(Vec3::ZERO);
+}
+
+impl From<Vec3> for Velocity {
+    fn from(value: Vec3) -> Self {
+        Self(value)
+    }
+}
+
+/// What an agent seeks. Inside the arrival radius of
+/// [`SteeringLimits`](crate::SteeringLimits) it slows down and settles.
+#[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub enum Target {
+    /// Nothing: the agent only flocks.
+    #[default]
+    None,
+    /// A fixed point in world space.
+    Point(Vec3),
+    /// Another entity's [`GlobalTransform`]. If that entity is despawned, the agent seeks
+    /// nothing and one warning is logged.
+    Entity(Entity),
+}
+
+/// What the plugin remembers of an agent between ticks. Written by the plugin.
+#[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub struct SteeringState {
+    /// Last direction of travel (unit length), or zero before the first tick: then the heading
+    /// comes from the agent's rotation (forward `-Z` in 3D, `+X` on the plane).
+    pub heading: Vec3,
+    /// Last finite position, restored if the translation becomes NaN or infinite.
+    pub last_valid_position: Vec3,
+}
+
+/// Marks a flock: an entity whose tuning components are shared by all its members.
+///
+/// The required components are the flock's tuning; edit them (in code or an inspector) and
+/// every member follows at once. Agents join with [`InFlock`]. Members align and cohere only
+/// with their own flock; every agent separates from every other.
+#[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq, Eq)]
+#[require(
+    crate::FlockWeights,
+    crate::SteeringLimits,
+    crate::Perception,
+    crate::Boundary
+)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct Flock;
+
+/// Puts an agent in a flock (an entity with [`Flock`]). When the flock entity is despawned its
+/// members lose this component and fall back to the [`DefaultFlock`](crate::DefaultFlock).
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[relationship(relationship_target = FlockMembers)]
+#[reflect(Component, Debug, Clone, PartialEq, FromWorld)]
+pub struct InFlock(#[entities] pub Entity);
+
+impl FromWorld for InFlock {
+    fn from_world(_world: &mut World) -> Self {
+        Self(Entity::PLACEHOLDER)
+    }
+}
+
+/// The agents of a flock, kept by Bevy from their [`InFlock`] components. Read-only.
+#[derive(Component, Reflect, Default, Debug, PartialEq, Eq)]
+#[relationship_target(relationship = InFlock)]
+#[reflect(Component, Default, Debug)]
+pub struct FlockMembers(Vec<Entity>);
+
+/// A solid shape agents must steer around, placed by the entity's [`Transform`]. The avoidance
+/// stage casts against these.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[require(Transform)]
+#[reflect(Component, Debug, Clone, PartialEq)]
+pub enum Obstacle {
+    /// A sphere (a circle on the plane) of this radius around the origin.
+    Sphere {
+        /// Radius.
+        radius: f32,
+    },
+    /// A box with these half extents, rotated with the entity.
+    Box {
+        /// Half the size along each local axis.
+        half_extents: Vec3,
+    },
+    /// Everything behind the plane through the origin with this local normal is solid.
+    HalfSpace {
+        /// Points out of the solid side.
+        normal: Dir3,
+    },
+}

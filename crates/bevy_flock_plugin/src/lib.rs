@@ -1,0 +1,34 @@
+//! The Bevy ECS layer of `bevy_flock`: components, [`FlockingPlugin`], its system sets and
+//! diagnostics, over the engine-agnostic [`flock_core`] kernel.
+//!
+//! Most users depend on the `bevy_flock` facade crate instead; its documentation has the
+//! guide.
+
+mod components;
+pub mod diagnostics;
+#[cfg(feature = "bevy_gizmos")]
+mod gizmos;
+mod plugin;
+mod simulation;
+mod tuning;
+
+pub use components::{
+    Agent, Flock, FlockMembers, InFlock, Obstacle, SteeringState, Target, Velocity,
+};
+pub use diagnostics::{FlockMetrics, InputCorrected};
+#[cfg(feature = "bevy_gizmos")]
+pub use gizmos::{FlockGizmos, FlockGizmosPlugin};
+pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems};
+pub use simulation::FlockSimulation;
+pub use tuning::{Boundary, FlockTuning, FlockWeights, Perception, RuleStyle, SteeringLimits};
+
+/// The types most games need: `use bevy_flock_plugin::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        Agent, Boundary, DefaultFlock, Flock, FlockMetrics, FlockSimulation, FlockTuning,
+        FlockWeights, FlockingConfig, FlockingPlugin, FlockingSystems, InFlock, Obstacle,
+        Perception, RuleStyle, SteeringLimits, Target, Velocity,
+    };
+    #[cfg(feature = "bevy_gizmos")]
+    pub use crate::{FlockGizmos, FlockGizmosPlugin};
+}

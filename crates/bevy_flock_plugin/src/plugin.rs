@@ -1,0 +1,179 @@
+//! [`FlockingPlugin`], its system sets and settings.
+
+use core::time::Duration;
+
+use bevy::diagnostic::{Diagnostic, RegisterDiagnostic};
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::prelude::*;
+use flock_core::Space;
+
+use crate::diagnostics::{self, FlockMetrics, InputCorrected};
+use crate::simulation::{self, FlockSimulation};
+use crate::*;
+
+/// Adds flocking: registers the components, creates the [`DefaultFlock`], and runs the
+/// [`FlockingSystems`] in its schedule ([`FixedUpdate`] unless set with
+/// [`in_schedule`](Self::in_schedule)).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_flock_plugin::prelude::*;
+///
+/// App::new()
+///     .add_plugins(MinimalPlugins)
+///     .add_plugins(FlockingPlugin::default().planar());
+/// ```
+#[derive(Debug, Clone)]
+pub struct FlockingPlugin {
+    schedule: InternedScheduleLabel,
+    space: Space,
+}
+
+impl Default for FlockingPlugin {
+    fn default() -> Self {
+        Self {
+            schedule: FixedUpdate.intern(),
+            space: Space::Volume,
+        }
+    }
+}
+
+impl FlockingPlugin {
+    /// Runs the flocking systems in `schedule` instead of [`FixedUpdate`]. In a variable-rate
+    /// schedule such as [`Update`], long frames are cut to
+    /// [`FlockingConfig::max_timestep`].
+    #[must_use]
+    pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {
+        self.schedule = schedule.intern();
+        self
+    }
+
+    /// Keeps agents on the XY plane (z = 0) and turns them about Z so that their local `+X`
+    /// faces their velocity: the mode for 2D games.
+    #[must_use]
+    pub fn planar(mut self) -> Self {
+        self.space = Space::Planar;
+        self
+    }
+}
+
+/// The plugin's stages, chained in this order in the plugin's schedule. Systems of your own can
+/// go in the empty hook sets or between stages (`.after(A).before(B)`).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FlockingSystems {
+    /// Hook, runs first: change tuning, targets or velocities here for this tick.
+    First,
+    /// Copies every agent's state and tuning into the [`FlockSimulation`] buffers and rebuilds
+    /// the neighbour grid. Positions in the simulation are this tick's from here on.
+    NeighbourLookup,
+    /// Computes each agent's flocking, target and wall forces. After it, read or add to the
+    /// forces with [`FlockSimulation::force`] and [`FlockSimulation::add_force`].
+    ForceAccumulation,
+    /// Obstacle avoidance adds its forces here, with the highest priority. Add forces of your
+    /// own (wind, currents) here or after it.
+    Avoidance,
+    /// Limits force and speed, moves the agents and writes [`Velocity`], [`Transform`] and
+    /// [`SteeringState`] back, then updates [`FlockMetrics`] and the diagnostics.
+    Integration,
+    /// Hook, runs last: read the moved agents and this tick's [`FlockMetrics`].
+    Last,
+}
+
+/// Settings shared by every flock.
+#[derive(Resource, Reflect, Debug, Clone, PartialEq)]
+#[reflect(Resource, Debug, Clone, PartialEq)]
+pub struct FlockingConfig {
+    /// Longest time one tick may advance; longer frames are cut to it (with one warning), so a
+    /// stall does not fling agents across the world. Default 0.1 s.
+    pub max_timestep: Duration,
+    /// Whether the plugin turns agents to face their velocity.
+    pub orient_to_velocity: bool,
+    /// Read-only: 3D or the XY plane, chosen with [`FlockingPlugin::planar`].
+    #[reflect(ignore)]
+    pub(crate) space: Space,
+}
+
+impl FlockingConfig {
+    /// Whether agents are kept on the XY plane.
+    pub fn is_planar(&self) -> bool {
+        self.space == Space::Planar
+    }
+}
+
+impl Default for FlockingConfig {
+    fn default() -> Self {
+        Self {
+            max_timestep: Duration::from_millis(100),
+            orient_to_velocity: true,
+            space: Space::Volume,
+        }
+    }
+}
+
+/// The flock of agents that have no [`InFlock`]. The plugin spawns it, named "Default flock";
+/// tune it like any other [`Flock`].
+#[derive(Resource, Reflect, Debug, Clone, Copy, PartialEq, Eq, Deref)]
+#[reflect(Resource, Debug, Clone, PartialEq)]
+pub struct DefaultFlock(pub Entity);
+
+impl Plugin for FlockingPlugin {
+    fn build(&self, app: &mut App) {
+        app.register_type::<Agent>()
+            .register_type::<Velocity>()
+            .register_type::<Target>()
+            .register_type::<SteeringState>()
+            .register_type::<Flock>()
+            .register_type::<InFlock>()
+            .register_type::<FlockMembers>()
+            .register_type::<Obstacle>()
+            .register_type::<FlockWeights>()
+            .register_type::<SteeringLimits>()
+            .register_type::<Perception>()
+            .register_type::<Boundary>()
+            .register_type::<FlockTuning>()
+            .register_type::<FlockingConfig>()
+            .register_type::<DefaultFlock>()
+            .register_type::<FlockMetrics>();
+
+        app.insert_resource(FlockingConfig {
+            space: self.space,
+            ..default()
+        })
+        .insert_resource(FlockSimulation::new(self.space))
+        .init_resource::<FlockMetrics>()
+        .add_message::<InputCorrected>();
+
+        let default_flock = app
+            .world_mut()
+            .spawn((Flock, Name::new("Default flock")))
+            .id();
+        app.insert_resource(DefaultFlock(default_flock));
+
+        for path in diagnostics::PATHS {
+            app.register_diagnostic(Diagnostic::new(path.clone()));
+        }
+
+        app.configure_sets(
+            self.schedule,
+            (
+                FlockingSystems::First,
+                FlockingSystems::NeighbourLookup,
+                FlockingSystems::ForceAccumulation,
+                FlockingSystems::Avoidance,
+                FlockingSystems::Integration,
+                FlockingSystems::Last,
+            )
+                .chain(),
+        )
+        .add_systems(
+            self.schedule,
+            (
+                simulation::extract_agents.in_set(FlockingSystems::NeighbourLookup),
+                simulation::accumulate_forces.in_set(FlockingSystems::ForceAccumulation),
+                (simulation::integrate, diagnostics::publish_metrics)
+                    .chain()
+                    .in_set(FlockingSystems::Integration),
+            ),
+        );
+    }
+}

@@ -1,0 +1,283 @@
+//! The kernel as a resource, and the systems that copy agents in, step them and copy them out.
+
+use core::time::Duration;
+
+use bevy::ecs::entity::EntityHashMap;
+use bevy::ecs::query::QueryData;
+use bevy::math::ops;
+use bevy::platform::time::Instant;
+use bevy::prelude::*;
+use flock_core::{AgentInput, AgentParams, Crowd, ParamsId, Space};
+
+use crate::diagnostics::Reporter;
+use crate::tuning::TuningParts;
+use crate::*;
+
+/// The flock's state for this tick in contiguous buffers (the [`flock_core::Crowd`]), filled in
+/// [`FlockingSystems::NeighbourLookup`] and written back in [`FlockingSystems::Integration`].
+///
+/// Between those sets, systems can read any agent's position, velocity and force by entity,
+/// and add forces of their own.
+#[derive(Resource, Debug)]
+pub struct FlockSimulation {
+    crowd: Crowd,
+    entities: Vec<Entity>,
+    index: EntityHashMap<usize>,
+    pub(crate) step_time: Duration,
+}
+
+impl FlockSimulation {
+    pub(crate) fn new(space: Space) -> Self {
+        Self {
+            crowd: Crowd::new(space),
+            entities: Vec::new(),
+            index: EntityHashMap::default(),
+            step_time: Duration::ZERO,
+        }
+    }
+
+    /// The kernel with this tick's agents, in the order of [`entities`](Self::entities).
+    pub fn crowd(&self) -> &Crowd {
+        &self.crowd
+    }
+
+    /// This tick's agents; agent `i` of the [`crowd`](Self::crowd) is `entities()[i]`.
+    pub fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// The kernel index of `entity`, if it is an agent this tick.
+    pub fn index_of(&self, entity: Entity) -> Option<usize> {
+        self.index.get(&entity).copied()
+    }
+
+    /// `entity`'s position this tick.
+    pub fn position(&self, entity: Entity) -> Option<Vec3> {
+        self.index_of(entity).map(|i| self.crowd.position(i))
+    }
+
+    /// `entity`'s velocity this tick.
+    pub fn velocity(&self, entity: Entity) -> Option<Vec3> {
+        self.index_of(entity).map(|i| self.crowd.velocity(i))
+    }
+
+    /// `entity`'s steering force accumulated so far this tick.
+    pub fn force(&self, entity: Entity) -> Option<Vec3> {
+        self.index_of(entity).map(|i| self.crowd.force(i))
+    }
+
+    /// Adds `force` (an acceleration) to `entity`'s steering for this tick; the sum is still
+    /// limited to the agent's max force. Non-finite forces are ignored. Returns whether
+    /// `entity` is an agent this tick.
+    pub fn add_force(&mut self, entity: Entity, force: Vec3) -> bool {
+        match self.index_of(entity) {
+            Some(i) => self.crowd.add_force(i, force),
+            None => false,
+        }
+    }
+}
+
+/// What the plugin reads of each agent.
+#[derive(QueryData)]
+pub(crate) struct AgentData {
+    entity: Entity,
+    transform: &'static Transform,
+    velocity: &'static Velocity,
+    state: &'static SteeringState,
+    target: &'static Target,
+    flock: Option<&'static InFlock>,
+    weights: Option<&'static FlockWeights>,
+    limits: Option<&'static SteeringLimits>,
+    perception: Option<&'static Perception>,
+    boundary: Option<&'static Boundary>,
+}
+
+type FlockData = (
+    Entity,
+    &'static FlockWeights,
+    &'static SteeringLimits,
+    &'static Perception,
+    &'static Boundary,
+);
+
+/// A flock's number in the kernel and its parameter set, with its tuning for agents that
+/// override part of it.
+struct FlockEntry<'a> {
+    number: u32,
+    params: ParamsId,
+    parts: TuningParts<'a>,
+}
+
+pub(crate) fn extract_agents(
+    mut sim: ResMut<FlockSimulation>,
+    config: Res<FlockingConfig>,
+    default_flock: Res<DefaultFlock>,
+    flocks: Query<FlockData, With<Flock>>,
+    agents: Query<AgentData, With<Agent>>,
+    targets: Query<&GlobalTransform>,
+    mut reporter: Reporter,
+) {
+    let started = Instant::now();
+    let sim = &mut *sim;
+    sim.crowd.clear();
+    sim.crowd.set_space(config.space);
+    sim.entities.clear();
+    sim.index.clear();
+
+    let mut flock_entries = EntityHashMap::default();
+    for (number, (entity, weights, limits, perception, boundary)) in flocks.iter().enumerate() {
+        let parts = TuningParts {
+            weights,
+            limits,
+            perception,
+            boundary,
+        };
+        let (params, corrections) = parts.params().sanitized();
+        reporter.report(entity, &corrections);
+        let params = sim.crowd.add_params(params);
+        let number = number as u32;
+        flock_entries.insert(
+            entity,
+            FlockEntry {
+                number,
+                params,
+                parts,
+            },
+        );
+    }
+    let mut fallback: Option<ParamsId> = None;
+
+    for agent in &agents {
+        let flock_entity = agent.flock.map_or(default_flock.0, |f| f.0);
+        let entry = flock_entries.get(&flock_entity);
+        if entry.is_none() {
+            reporter.warn_once(
+                agent.entity,
+                "flock",
+                &format!("flock {flock_entity} has no `Flock` component; using default tuning"),
+            );
+        }
+        let (flock, params) = match entry {
+            Some(entry) if has_override(&agent) => {
+                let parts = TuningParts {
+                    weights: agent.weights.unwrap_or(entry.parts.weights),
+                    limits: agent.limits.unwrap_or(entry.parts.limits),
+                    perception: agent.perception.unwrap_or(entry.parts.perception),
+                    boundary: agent.boundary.unwrap_or(entry.parts.boundary),
+                };
+                let (params, corrections) = parts.params().sanitized();
+                reporter.report(agent.entity, &corrections);
+                (entry.number, sim.crowd.add_params(params))
+            }
+            Some(entry) => (entry.number, entry.params),
+            None => {
+                let id =
+                    *fallback.get_or_insert_with(|| sim.crowd.add_params(AgentParams::default()));
+                (u32::MAX, id)
+            }
+        };
+
+        let target = match *agent.target {
+            Target::None => None,
+            Target::Point(point) => Some(point),
+            Target::Entity(target) => match targets.get(target) {
+                Ok(transform) => Some(transform.translation()),
+                Err(_) => {
+                    reporter.warn_once(
+                        target,
+                        "despawned target",
+                        &format!(
+                            "is the target of agent {} (and maybe others) but has no transform or no longer exists; its followers seek nothing",
+                            agent.entity
+                        ),
+                    );
+                    None
+                }
+            },
+        };
+
+        let heading = if agent.state.heading != Vec3::ZERO {
+            agent.state.heading
+        } else {
+            match config.space {
+                Space::Volume => agent.transform.forward().as_vec3(),
+                Space::Planar => agent.transform.right().as_vec3(),
+            }
+        };
+        let input = AgentInput {
+            position: agent.transform.translation,
+            velocity: agent.velocity.0,
+            heading,
+            flock,
+            params,
+            target,
+        };
+        let (input, corrections) = input.sanitized(agent.state.last_valid_position);
+        reporter.report(agent.entity, &corrections);
+
+        let i = sim.crowd.push(input);
+        sim.entities.push(agent.entity);
+        sim.index.insert(agent.entity, i);
+    }
+
+    sim.crowd.build_index();
+    sim.step_time = started.elapsed();
+}
+
+fn has_override(agent: &AgentDataItem) -> bool {
+    agent.weights.is_some()
+        || agent.limits.is_some()
+        || agent.perception.is_some()
+        || agent.boundary.is_some()
+}
+
+pub(crate) fn accumulate_forces(mut sim: ResMut<FlockSimulation>) {
+    let started = Instant::now();
+    sim.crowd.accumulate_forces();
+    sim.step_time += started.elapsed();
+}
+
+pub(crate) fn integrate(
+    mut sim: ResMut<FlockSimulation>,
+    config: Res<FlockingConfig>,
+    time: Res<Time>,
+    mut agents: Query<(&mut Transform, &mut Velocity, &mut SteeringState), With<Agent>>,
+    mut warned_long_frame: Local<bool>,
+) {
+    let started = Instant::now();
+    let mut dt = time.delta();
+    if dt > config.max_timestep {
+        if !*warned_long_frame {
+            warn!(
+                "bevy_flock: a tick of {:.3} s exceeds FlockingConfig::max_timestep; stepping {:.3} s instead (reported once)",
+                dt.as_secs_f32(),
+                config.max_timestep.as_secs_f32()
+            );
+            *warned_long_frame = true;
+        }
+        dt = config.max_timestep;
+    }
+    let sim = &mut *sim;
+    sim.crowd.integrate(dt.as_secs_f32());
+
+    for (i, &entity) in sim.entities.iter().enumerate() {
+        let Ok((mut transform, mut velocity, mut state)) = agents.get_mut(entity) else {
+            continue;
+        };
+        let position = sim.crowd.position(i);
+        let heading = sim.crowd.heading(i);
+        transform.translation = position;
+        velocity.0 = sim.crowd.velocity(i);
+        *state = SteeringState {
+            heading,
+            last_valid_position: position,
+        };
+        if config.orient_to_velocity && heading != Vec3::ZERO {
+            transform.rotation = match config.space {
+                Space::Volume => Transform::default().looking_to(heading, Vec3::Y).rotation,
+                Space::Planar => Quat::from_rotation_z(ops::atan2(heading.y, heading.x)),
+            };
+        }
+    }
+    sim.step_time += started.elapsed();
+}

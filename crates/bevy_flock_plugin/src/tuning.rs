@@ -1,0 +1,276 @@
+//! Per-flock tuning components, overridable per agent, and presets.
+
+use bevy::prelude::*;
+use flock_core::{AgentParams, Limits, SteeringStyle, Weights};
+
+/// How each rule's raw vector becomes a steering force. See [`flock_core::SteeringStyle`].
+#[derive(Reflect, Default, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Default, Debug, Clone, PartialEq)]
+pub enum RuleStyle {
+    /// The rule's vector is the force (metre-scale worlds; the Unity tutorial).
+    #[default]
+    Vector,
+    /// `direction * max_speed - velocity` per rule (Reynolds; scale-free, the flocking lab).
+    DesiredVelocity,
+}
+
+/// Weights of the steering rules. On a [`Flock`](crate::Flock) entity they tune the flock; on
+/// an [`Agent`](crate::Agent) they override its flock's weights for that agent.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub struct FlockWeights {
+    /// Push away from any agent inside the separation radius.
+    pub separation: f32,
+    /// Match flock-mates' mean velocity.
+    pub alignment: f32,
+    /// Move toward flock-mates' centroid.
+    pub cohesion: f32,
+    /// Seek the [`Target`](crate::Target).
+    pub target: f32,
+    /// How rule vectors become forces.
+    pub style: RuleStyle,
+}
+
+impl Default for FlockWeights {
+    /// Separation 1.8, alignment 1.0, cohesion 0.9, target 0.6.
+    fn default() -> Self {
+        Weights::default().into()
+    }
+}
+
+/// Speed and force limits. On a flock they tune the flock; on an agent they override it.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub struct SteeringLimits {
+    /// Highest speed (units per second).
+    pub max_speed: f32,
+    /// Lowest speed; above zero, agents never stop.
+    pub min_speed: f32,
+    /// Largest steering acceleration, per rule and in total.
+    pub max_force: f32,
+    /// Inside this distance of its target an agent slows down; zero seeks at full speed.
+    pub arrival_radius: f32,
+}
+
+impl Default for SteeringLimits {
+    /// Max speed 5, min speed 0, max force 8, arrival radius 3.
+    fn default() -> Self {
+        Limits::default().into()
+    }
+}
+
+/// What an agent sees. On a flock it tunes the flock; on an agent it overrides it.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub struct Perception {
+    /// Agents within this distance are neighbours.
+    pub neighbour_radius: f32,
+    /// Agents within this distance push apart; at most the neighbour radius.
+    pub separation_radius: f32,
+    /// Field of view in degrees around the heading: 360 sees all, 270 ignores the 90 behind.
+    pub field_of_view: f32,
+}
+
+impl Default for Perception {
+    /// Neighbour radius 4, separation radius 1.2, 360 degrees.
+    fn default() -> Self {
+        let p = flock_core::Perception::default();
+        Self {
+            neighbour_radius: p.neighbour_radius,
+            separation_radius: p.separation_radius,
+            field_of_view: p.field_of_view,
+        }
+    }
+}
+
+/// The edge of the world. On a flock it applies to the flock; on an agent it overrides it.
+#[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub enum Boundary {
+    /// No edge.
+    #[default]
+    None,
+    /// Leaving through one face of the box re-enters through the opposite one.
+    Wrap {
+        /// Lowest corner.
+        min: Vec3,
+        /// Highest corner.
+        max: Vec3,
+    },
+    /// Inside `margin` of a face, a force pushes inward (`weight` x max force at full depth);
+    /// the faces are hard and reflect the velocity.
+    Walls {
+        /// Lowest corner.
+        min: Vec3,
+        /// Highest corner.
+        max: Vec3,
+        /// Width of the band where the inward force acts.
+        margin: f32,
+        /// Strength of the inward force.
+        weight: f32,
+    },
+}
+
+impl Boundary {
+    /// Walls around the box `min..max` with a push band of `margin` and weight 2.
+    pub fn walls(min: Vec3, max: Vec3, margin: f32) -> Self {
+        Self::Walls {
+            min,
+            max,
+            margin,
+            weight: 2.0,
+        }
+    }
+}
+
+/// A flock's whole tuning as one bundle: spawn it with [`Flock`](crate::Flock), or insert it
+/// on a flock to apply a preset.
+#[derive(Bundle, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Default, Debug, Clone, PartialEq)]
+pub struct FlockTuning {
+    /// Rule weights.
+    pub weights: FlockWeights,
+    /// Speed and force limits.
+    pub limits: SteeringLimits,
+    /// Radii and field of view.
+    pub perception: Perception,
+    /// World edge.
+    pub boundary: Boundary,
+}
+
+impl FlockTuning {
+    /// The flocking lab's birds: vision radius 50, separation radius 20, max speed 180 and min
+    /// speed 60 (a third), separation weighted x1.5, rules in desired-velocity form, wrapping
+    /// round the lab's 900 x 560 field centred on the origin, on the XY plane. The lab clamps
+    /// each rule to max speed / 30 per frame at 60 frames per second, which is an acceleration
+    /// of 2 x max speed = 360 units per second squared.
+    pub fn flocking_lab() -> Self {
+        let max_speed = 180.0;
+        Self {
+            weights: FlockWeights {
+                separation: 1.5,
+                alignment: 1.0,
+                cohesion: 1.0,
+                target: 1.0,
+                style: RuleStyle::DesiredVelocity,
+            },
+            limits: SteeringLimits {
+                max_speed,
+                min_speed: max_speed / 3.0,
+                max_force: max_speed / 30.0 * 60.0,
+                arrival_radius: 50.0,
+            },
+            perception: Perception {
+                neighbour_radius: 50.0,
+                separation_radius: 20.0,
+                field_of_view: 360.0,
+            },
+            boundary: Boundary::Wrap {
+                min: Vec3::new(-450.0, -280.0, 0.0),
+                max: Vec3::new(450.0, 280.0, 0.0),
+            },
+        }
+    }
+}
+
+impl From<Weights> for FlockWeights {
+    fn from(w: Weights) -> Self {
+        Self {
+            separation: w.separation,
+            alignment: w.alignment,
+            cohesion: w.cohesion,
+            target: w.target,
+            style: match w.style {
+                SteeringStyle::Vector => RuleStyle::Vector,
+                SteeringStyle::DesiredVelocity => RuleStyle::DesiredVelocity,
+            },
+        }
+    }
+}
+
+impl From<FlockWeights> for Weights {
+    fn from(w: FlockWeights) -> Self {
+        Self {
+            separation: w.separation,
+            alignment: w.alignment,
+            cohesion: w.cohesion,
+            target: w.target,
+            style: match w.style {
+                RuleStyle::Vector => SteeringStyle::Vector,
+                RuleStyle::DesiredVelocity => SteeringStyle::DesiredVelocity,
+            },
+        }
+    }
+}
+
+impl From<Limits> for SteeringLimits {
+    fn from(l: Limits) -> Self {
+        Self {
+            max_speed: l.max_speed,
+            min_speed: l.min_speed,
+            max_force: l.max_force,
+            arrival_radius: l.arrival_radius,
+        }
+    }
+}
+
+impl From<SteeringLimits> for Limits {
+    fn from(l: SteeringLimits) -> Self {
+        Self {
+            max_speed: l.max_speed,
+            min_speed: l.min_speed,
+            max_force: l.max_force,
+            arrival_radius: l.arrival_radius,
+        }
+    }
+}
+
+impl From<Perception> for flock_core::Perception {
+    fn from(p: Perception) -> Self {
+        Self {
+            neighbour_radius: p.neighbour_radius,
+            separation_radius: p.separation_radius,
+            field_of_view: p.field_of_view,
+        }
+    }
+}
+
+impl From<Boundary> for flock_core::Boundary {
+    fn from(b: Boundary) -> Self {
+        match b {
+            Boundary::None => Self::None,
+            Boundary::Wrap { min, max } => Self::Wrap { min, max },
+            Boundary::Walls {
+                min,
+                max,
+                margin,
+                weight,
+            } => Self::Walls {
+                min,
+                max,
+                margin,
+                weight,
+            },
+        }
+    }
+}
+
+/// The four tuning parts of one agent, each possibly overriding its flock's.
+#[derive(Clone, Copy)]
+pub(crate) struct TuningParts<'a> {
+    pub(crate) weights: &'a FlockWeights,
+    pub(crate) limits: &'a SteeringLimits,
+    pub(crate) perception: &'a Perception,
+    pub(crate) boundary: &'a Boundary,
+}
+
+impl TuningParts<'_> {
+    pub(crate) fn params(&self) -> AgentParams {
+        AgentParams {
+            weights: (*self.weights).into(),
+            limits: (*self.limits).into(),
+            perception: (*self.perception).into(),
+            boundary: (*self.boundary).into(),
+        }
+    }
+}

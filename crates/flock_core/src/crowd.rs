@@ -1,0 +1,511 @@
+//! The agent buffers and one simulation tick: neighbour index, forces, integration.
+
+use glam::Vec3;
+
+use crate::grid::UniformGrid;
+use crate::params::{AgentParams, Boundary, Checker, Correction, Prepared, SteeringStyle, Value};
+use crate::{Metrics, Space};
+
+/// Below this squared distance two agents count as coincident and separate along a fixed
+/// pseudo-random direction instead of their (undefined) offset.
+const COINCIDENT_SQ: f32 = 1e-12;
+/// Squared-distance floor of the separation term, so it stays finite (at most 100 per neighbour).
+const SEPARATION_FLOOR_SQ: f32 = 1e-4;
+
+/// Index of a parameter set added with [`Crowd::add_params`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ParamsId(pub u32);
+
+/// One agent's state as handed to [`Crowd::push`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AgentInput {
+    /// Position.
+    pub position: Vec3,
+    /// Velocity.
+    pub velocity: Vec3,
+    /// Last direction of travel (unit length, or zero when unknown). Used for the field of view
+    /// and the minimum speed while the velocity is zero.
+    pub heading: Vec3,
+    /// Flock number: agents align and cohere only with agents of the same flock.
+    pub flock: u32,
+    /// Parameter set.
+    pub params: ParamsId,
+    /// Point to seek, if any.
+    pub target: Option<Vec3>,
+}
+
+impl AgentInput {
+    /// Returns this input with non-finite values replaced, and what was replaced: a position
+    /// with any non-finite component becomes `fallback_position` (or the origin), such a
+    /// velocity becomes zero, such a heading is forgotten, and such a target is dropped.
+    pub fn sanitized(mut self, fallback_position: Vec3) -> (Self, Vec<Correction>) {
+        let mut check = Checker::default();
+        let fallback = if fallback_position.is_finite() {
+            fallback_position
+        } else {
+            Vec3::ZERO
+        };
+        check.finite_vec("position", &mut self.position, fallback);
+        check.finite_vec("velocity", &mut self.velocity, Vec3::ZERO);
+        if !self.heading.is_finite() {
+            self.heading = Vec3::ZERO;
+        }
+        if let Some(target) = self.target
+            && !target.is_finite()
+        {
+            check.record(
+                "target",
+                Value::Vector(target),
+                Value::None,
+                "must be finite; the target is ignored",
+            );
+            self.target = None;
+        }
+        (self, check.corrections)
+    }
+}
+
+/// A crowd of agents in contiguous buffers, stepped one tick at a time.
+///
+/// Each tick: [`clear`](Self::clear), [`add_params`](Self::add_params) and
+/// [`push`](Self::push) the agents, then [`build_index`](Self::build_index),
+/// [`accumulate_forces`](Self::accumulate_forces), optionally [`add_force`](Self::add_force),
+/// and [`integrate`](Self::integrate). [`step`](Self::step) does the last three at once.
+/// Buffers keep their capacity between ticks, so a steady crowd allocates nothing.
+///
+/// The same inputs give bit-identical outputs: every loop runs in a fixed order.
+#[derive(Clone, Debug, Default)]
+pub struct Crowd {
+    space: Space,
+    params: Vec<Prepared>,
+    positions: Vec<Vec3>,
+    velocities: Vec<Vec3>,
+    headings: Vec<Vec3>,
+    flocks: Vec<u32>,
+    param_ids: Vec<u32>,
+    targets: Vec<Option<Vec3>>,
+    forces: Vec<Vec3>,
+    neighbour_counts: Vec<u32>,
+    nearest_sq: Vec<f32>,
+    grid: UniformGrid,
+    sorted_positions: Vec<Vec3>,
+    sorted_velocities: Vec<Vec3>,
+    sorted_flocks: Vec<u32>,
+}
+
+impl Crowd {
+    /// An empty crowd simulated in `space`.
+    pub fn new(space: Space) -> Self {
+        Self {
+            space,
+            ..Default::default()
+        }
+    }
+
+    /// The space agents move in.
+    pub fn space(&self) -> Space {
+        self.space
+    }
+
+    /// Changes the space; takes effect from the next [`push`](Self::push).
+    pub fn set_space(&mut self, space: Space) {
+        self.space = space;
+    }
+
+    /// Removes every agent and parameter set, keeping the buffers' capacity.
+    pub fn clear(&mut self) {
+        self.params.clear();
+        self.positions.clear();
+        self.velocities.clear();
+        self.headings.clear();
+        self.flocks.clear();
+        self.param_ids.clear();
+        self.targets.clear();
+        self.forces.clear();
+    }
+
+    /// Adds a parameter set for agents to use. Values are sanitised first (see
+    /// [`AgentParams::sanitized`]); call that yourself to learn what was corrected.
+    pub fn add_params(&mut self, params: AgentParams) -> ParamsId {
+        self.params.push(Prepared::new(params));
+        ParamsId(self.params.len() as u32 - 1)
+    }
+
+    /// The sanitised parameter set `id`.
+    pub fn params(&self, id: ParamsId) -> Option<&AgentParams> {
+        self.params.get(id.0 as usize).map(|p| &p.params)
+    }
+
+    /// Adds an agent and returns its index. Non-finite values are replaced as in
+    /// [`AgentInput::sanitized`] (position falls back to the origin); an unknown parameter set
+    /// falls back to the defaults. On the plane, z components are dropped.
+    pub fn push(&mut self, agent: AgentInput) -> usize {
+        let (mut agent, _) = agent.sanitized(Vec3::ZERO);
+        if agent.params.0 as usize >= self.params.len() {
+            agent.params = self.add_params(AgentParams::default());
+        }
+        let flat = |v: Vec3| match self.space {
+            Space::Volume => v,
+            Space::Planar => v.with_z(0.0),
+        };
+        let velocity = flat(agent.velocity);
+        let heading = velocity
+            .try_normalize()
+            .or_else(|| flat(agent.heading).try_normalize())
+            .unwrap_or(Vec3::ZERO);
+        self.positions.push(flat(agent.position));
+        self.velocities.push(velocity);
+        self.headings.push(heading);
+        self.flocks.push(agent.flock);
+        self.param_ids.push(agent.params.0);
+        self.targets.push(agent.target.map(flat));
+        self.forces.push(Vec3::ZERO);
+        self.positions.len() - 1
+    }
+
+    /// Number of agents.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Whether the crowd has no agents.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// The sanitised parameters agent `i` uses.
+    pub fn params_of(&self, i: usize) -> &AgentParams {
+        &self.params[self.param_ids[i] as usize].params
+    }
+
+    /// Agent `i`'s position.
+    pub fn position(&self, i: usize) -> Vec3 {
+        self.positions[i]
+    }
+
+    /// Agent `i`'s velocity.
+    pub fn velocity(&self, i: usize) -> Vec3 {
+        self.velocities[i]
+    }
+
+    /// Agent `i`'s unit heading (zero if it never moved and none was given).
+    pub fn heading(&self, i: usize) -> Vec3 {
+        self.headings[i]
+    }
+
+    /// Agent `i`'s accumulated steering force so far this tick.
+    pub fn force(&self, i: usize) -> Vec3 {
+        self.forces[i]
+    }
+
+    /// Adds `force` to agent `i`'s steering before integration; non-finite forces are ignored.
+    /// Returns whether the agent exists.
+    pub fn add_force(&mut self, i: usize, force: Vec3) -> bool {
+        match self.forces.get_mut(i) {
+            Some(f) => {
+                if force.is_finite() {
+                    *f += force;
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Rebuilds the neighbour index: a uniform grid with cells as large as the largest
+    /// neighbour radius, and copies of positions, velocities and flocks in cell order so that
+    /// each neighbourhood is read from a few contiguous ranges.
+    pub fn build_index(&mut self) {
+        let cell = self
+            .params
+            .iter()
+            .map(|p| p.params.perception.neighbour_radius)
+            .fold(0.0_f32, f32::max);
+        self.grid.rebuild(&self.positions, cell);
+        let order = self.grid.order();
+        self.sorted_positions.clear();
+        self.sorted_velocities.clear();
+        self.sorted_flocks.clear();
+        for &i in order {
+            let i = i as usize;
+            self.sorted_positions.push(self.positions[i]);
+            self.sorted_velocities.push(self.velocities[i]);
+            self.sorted_flocks.push(self.flocks[i]);
+        }
+    }
+
+    /// Computes every agent's steering force: separation, alignment, cohesion, target seeking
+    /// and walls, each clamped to the agent's max force, then weighted and summed.
+    /// Call after [`build_index`](Self::build_index).
+    pub fn accumulate_forces(&mut self) {
+        let n = self.len();
+        self.neighbour_counts.clear();
+        self.neighbour_counts.resize(n, 0);
+        self.nearest_sq.clear();
+        self.nearest_sq.resize(n, f32::INFINITY);
+        if self.sorted_positions.len() != n {
+            self.build_index();
+        }
+        for slot in 0..n {
+            let i = self.grid.order()[slot] as usize;
+            let scan = self.scan_neighbours(i);
+            let force = self.steering(i, &scan);
+            self.forces[i] += force;
+            self.neighbour_counts[i] = scan.count;
+            self.nearest_sq[i] = scan.nearest_sq;
+        }
+    }
+
+    fn scan_neighbours(&self, i: usize) -> Scan {
+        let prepared = &self.params[self.param_ids[i] as usize];
+        let p = self.positions[i];
+        let heading = self.headings[i];
+        let flock = self.flocks[i];
+        let mut scan = Scan {
+            nearest_sq: f32::INFINITY,
+            ..Scan::default()
+        };
+        self.grid.for_each_candidate(p, self.space, |slot| {
+            let j = self.grid.order()[slot] as usize;
+            if j == i {
+                return;
+            }
+            let offset = self.sorted_positions[slot] - p;
+            let dist_sq = offset.length_squared();
+            if dist_sq > prepared.neighbour_radius_sq {
+                return;
+            }
+            if let Some(cos_half) = prepared.cos_half_fov
+                && heading != Vec3::ZERO
+                && dist_sq > COINCIDENT_SQ
+                && offset.dot(heading) < cos_half * dist_sq.sqrt()
+            {
+                return;
+            }
+            scan.count += 1;
+            scan.nearest_sq = scan.nearest_sq.min(dist_sq);
+            if dist_sq < prepared.separation_radius_sq {
+                let away = if dist_sq > COINCIDENT_SQ {
+                    -offset
+                } else {
+                    coincident_direction(i, j, self.space) * SEPARATION_FLOOR_SQ.sqrt()
+                };
+                scan.separation += away / dist_sq.max(SEPARATION_FLOOR_SQ);
+            }
+            if self.sorted_flocks[slot] == flock {
+                scan.mates += 1;
+                scan.velocity_sum += self.sorted_velocities[slot];
+                scan.position_sum += self.sorted_positions[slot];
+            }
+        });
+        scan
+    }
+
+    fn steering(&self, i: usize, scan: &Scan) -> Vec3 {
+        let params = &self.params[self.param_ids[i] as usize].params;
+        let (w, limits) = (params.weights, params.limits);
+        let (p, v) = (self.positions[i], self.velocities[i]);
+        let rule = |raw: Vec3| -> Vec3 {
+            let force = match w.style {
+                SteeringStyle::Vector => raw,
+                SteeringStyle::DesiredVelocity => match raw.try_normalize() {
+                    Some(dir) => dir * limits.max_speed - v,
+                    None => Vec3::ZERO,
+                },
+            };
+            force.clamp_length_max(limits.max_force)
+        };
+
+        let mut total = Vec3::ZERO;
+        if scan.separation != Vec3::ZERO {
+            total += rule(scan.separation) * w.separation;
+        }
+        if scan.mates > 0 {
+            let inv = 1.0 / scan.mates as f32;
+            total += rule(scan.velocity_sum * inv - v) * w.alignment;
+            total += rule(scan.position_sum * inv - p) * w.cohesion;
+        }
+        if let Some(target) = self.targets[i] {
+            total += seek(p, v, target, &limits) * w.target;
+        }
+        if let Boundary::Walls {
+            min,
+            max,
+            margin,
+            weight,
+        } = params.boundary
+            && margin > 0.0
+        {
+            let inward = ((min + margin - p).max(Vec3::ZERO)
+                - (p - (max - margin)).max(Vec3::ZERO))
+                / margin;
+            let inward = inward.clamp(Vec3::NEG_ONE, Vec3::ONE);
+            total += self.flat(inward) * limits.max_force * weight;
+        }
+        if total.is_finite() { total } else { Vec3::ZERO }
+    }
+
+    /// Advances every agent by `dt` seconds: the force is limited to max force, the velocity
+    /// kept within [min speed, max speed], the position moved, wrapped or kept inside walls.
+    /// A non-finite or non-positive `dt` does nothing. An agent whose new state would not be
+    /// finite keeps its old one.
+    pub fn integrate(&mut self, dt: f32) {
+        if !(dt.is_finite() && dt > 0.0) {
+            return;
+        }
+        for i in 0..self.len() {
+            let params = &self.params[self.param_ids[i] as usize].params;
+            let limits = params.limits;
+            let force = self.forces[i].clamp_length_max(limits.max_force);
+            let mut v = self.flat(self.velocities[i] + force * dt);
+            let speed = v.length();
+            if speed > limits.max_speed {
+                v *= limits.max_speed / speed;
+            } else if speed < limits.min_speed {
+                let dir = v
+                    .try_normalize()
+                    .or_else(|| self.headings[i].try_normalize())
+                    .unwrap_or(Vec3::ZERO);
+                v = dir * limits.min_speed;
+            }
+            let mut p = self.flat(self.positions[i] + v * dt);
+            match params.boundary {
+                Boundary::None => {}
+                Boundary::Wrap { min, max } => p = wrap(p, min, max),
+                Boundary::Walls { min, max, .. } => (p, v) = keep_inside(p, v, min, max),
+            }
+            if p.is_finite() && v.is_finite() {
+                self.positions[i] = p;
+                self.velocities[i] = v;
+                if let Some(h) = v.try_normalize() {
+                    self.headings[i] = h;
+                }
+            }
+            self.forces[i] = Vec3::ZERO;
+        }
+    }
+
+    /// One whole tick: index, forces, integration.
+    pub fn step(&mut self, dt: f32) {
+        self.build_index();
+        self.accumulate_forces();
+        self.integrate(dt);
+    }
+
+    /// Measures the crowd: polarisation from the current headings, neighbour figures from the
+    /// last [`accumulate_forces`](Self::accumulate_forces).
+    pub fn metrics(&self) -> Metrics {
+        let n = self.len();
+        if n == 0 {
+            return Metrics::default();
+        }
+        let heading_sum: Vec3 = self.headings.iter().copied().sum();
+        let counted = self.neighbour_counts.len() == n;
+        let neighbours: u64 = if counted {
+            self.neighbour_counts.iter().map(|&c| u64::from(c)).sum()
+        } else {
+            0
+        };
+        let mut nearest_sum = 0.0_f64;
+        let mut nearest_min = f32::INFINITY;
+        let mut with_neighbour = 0_usize;
+        if counted {
+            for &d in self.nearest_sq.iter().filter(|d| d.is_finite()) {
+                let d = d.sqrt();
+                nearest_sum += f64::from(d);
+                nearest_min = nearest_min.min(d);
+                with_neighbour += 1;
+            }
+        }
+        Metrics {
+            agents: n,
+            polarisation: heading_sum.length() / n as f32,
+            mean_neighbours: neighbours as f32 / n as f32,
+            mean_nearest_distance: (with_neighbour > 0)
+                .then(|| (nearest_sum / with_neighbour as f64) as f32),
+            min_nearest_distance: (with_neighbour > 0).then_some(nearest_min),
+        }
+    }
+
+    fn flat(&self, v: Vec3) -> Vec3 {
+        match self.space {
+            Space::Volume => v,
+            Space::Planar => v.with_z(0.0),
+        }
+    }
+}
+
+/// What one agent saw in its neighbourhood.
+#[derive(Default)]
+struct Scan {
+    count: u32,
+    nearest_sq: f32,
+    separation: Vec3,
+    mates: u32,
+    velocity_sum: Vec3,
+    position_sum: Vec3,
+}
+
+/// Seek with arrival: full speed toward the target, slowing linearly inside the arrival radius.
+fn seek(p: Vec3, v: Vec3, target: Vec3, limits: &crate::params::Limits) -> Vec3 {
+    let to_target = target - p;
+    let distance = to_target.length();
+    if distance <= f32::EPSILON {
+        return (-v).clamp_length_max(limits.max_force);
+    }
+    let speed = if distance < limits.arrival_radius {
+        limits.max_speed * distance / limits.arrival_radius
+    } else {
+        limits.max_speed
+    };
+    (to_target / distance * speed - v).clamp_length_max(limits.max_force)
+}
+
+/// A fixed unit direction for the pair `(i, j)`, opposite for `(j, i)`, so coincident agents
+/// separate deterministically.
+fn coincident_direction(i: usize, j: usize, space: Space) -> Vec3 {
+    let (lo, hi) = (i.min(j) as u32, i.max(j) as u32);
+    let mut h = lo.wrapping_mul(0x9E37_79B1) ^ hi.wrapping_mul(0x85EB_CA77);
+    let mut unit = || {
+        h ^= h >> 15;
+        h = h.wrapping_mul(0x2C1B_3C6D);
+        h ^= h >> 12;
+        (h as f32 / u32::MAX as f32) * 2.0 - 1.0
+    };
+    let raw = Vec3::new(unit(), unit(), unit());
+    let raw = match space {
+        Space::Volume => raw,
+        Space::Planar => raw.with_z(0.0),
+    };
+    let dir = raw.try_normalize().unwrap_or(Vec3::X);
+    if i < j { dir } else { -dir }
+}
+
+fn wrap(p: Vec3, min: Vec3, max: Vec3) -> Vec3 {
+    let size = max - min;
+    let mut out = p.to_array();
+    for axis in 0..3 {
+        if size[axis] > 0.0 {
+            out[axis] = min[axis] + (p[axis] - min[axis]).rem_euclid(size[axis]);
+            // rem_euclid can round up to exactly `size`.
+            if out[axis] >= max[axis] {
+                out[axis] = min[axis];
+            }
+        }
+    }
+    Vec3::from_array(out)
+}
+
+fn keep_inside(p: Vec3, v: Vec3, min: Vec3, max: Vec3) -> (Vec3, Vec3) {
+    let (mut p, mut v) = (p.to_array(), v.to_array());
+    for axis in 0..3 {
+        if p[axis] < min[axis] {
+            p[axis] = min[axis];
+            v[axis] = v[axis].abs();
+        } else if p[axis] > max[axis] {
+            p[axis] = max[axis];
+            v[axis] = -v[axis].abs();
+        }
+    }
+    (Vec3::from_array(p), Vec3::from_array(v))
+}

@@ -1,0 +1,455 @@
+//! Tuning values of one agent or flock, and the checks that make them safe to simulate.
+
+use core::fmt;
+
+use glam::Vec3;
+
+/// How a rule's raw vector becomes a steering force.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SteeringStyle {
+    /// The rule's vector is the force itself (the Unity tutorial's formulas): separation grows as
+    /// `1 / distance`, cohesion with the distance to the centroid. Suits metre-scale worlds.
+    #[default]
+    Vector,
+    /// Reynolds' "desired velocity" form (the flocking lab's): each rule picks a direction, the
+    /// force is `direction * max_speed - velocity`. Independent of the world's scale, so it suits
+    /// pixel-scale 2D games.
+    DesiredVelocity,
+}
+
+/// Weights of the steering rules in the weighted sum.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Weights {
+    /// Push away from agents inside the separation radius (any flock).
+    pub separation: f32,
+    /// Match the mean velocity of flock-mates in view.
+    pub alignment: f32,
+    /// Move toward the centroid of flock-mates in view.
+    pub cohesion: f32,
+    /// Seek the agent's target, slowing inside the arrival radius.
+    pub target: f32,
+    /// How each rule's vector becomes a force.
+    pub style: SteeringStyle,
+}
+
+impl Default for Weights {
+    /// The Unity tutorial's weights: separation 1.8, alignment 1.0, cohesion 0.9, target 0.6.
+    fn default() -> Self {
+        Self {
+            separation: 1.8,
+            alignment: 1.0,
+            cohesion: 0.9,
+            target: 0.6,
+            style: SteeringStyle::Vector,
+        }
+    }
+}
+
+/// Limits on speed and steering force.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// Highest speed, in world units per second.
+    pub max_speed: f32,
+    /// Lowest speed; agents that must keep moving (birds, the lab's boids) set it above zero.
+    pub min_speed: f32,
+    /// Largest steering force (acceleration), per rule and for the sum.
+    pub max_force: f32,
+    /// Distance from the target inside which the agent slows down; zero seeks at full speed.
+    pub arrival_radius: f32,
+}
+
+impl Default for Limits {
+    /// Max speed 5, min speed 0, max force 8 (the Unity tutorial), arrival radius 3.
+    fn default() -> Self {
+        Self {
+            max_speed: 5.0,
+            min_speed: 0.0,
+            max_force: 8.0,
+            arrival_radius: 3.0,
+        }
+    }
+}
+
+/// What an agent can see.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Perception {
+    /// Agents within this distance are neighbours.
+    pub neighbour_radius: f32,
+    /// Agents within this distance push each other apart; at most `neighbour_radius`.
+    pub separation_radius: f32,
+    /// Field of view in degrees, centred on the heading: 360 sees all around, 270 ignores the
+    /// 90-degree cone behind.
+    pub field_of_view: f32,
+}
+
+impl Default for Perception {
+    /// Neighbour radius 4, separation radius 1.2, full 360-degree view.
+    fn default() -> Self {
+        Self {
+            neighbour_radius: 4.0,
+            separation_radius: 1.2,
+            field_of_view: 360.0,
+        }
+    }
+}
+
+/// What happens at the edge of the world.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Boundary {
+    /// Unbounded.
+    #[default]
+    None,
+    /// Leaving one face of the box re-enters through the opposite face.
+    Wrap {
+        /// Lowest corner.
+        min: Vec3,
+        /// Highest corner.
+        max: Vec3,
+    },
+    /// Within `margin` of a face a force pushes inward, growing with depth; the faces themselves
+    /// are hard and reflect the velocity.
+    Walls {
+        /// Lowest corner.
+        min: Vec3,
+        /// Highest corner.
+        max: Vec3,
+        /// Width of the band inside each face where the inward force acts.
+        margin: f32,
+        /// Strength of the inward force, as a multiple of `max_force` at full depth.
+        weight: f32,
+    },
+}
+
+/// Everything that tunes one agent: what a flock shares and an agent may override.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AgentParams {
+    /// Rule weights.
+    pub weights: Weights,
+    /// Speed and force limits.
+    pub limits: Limits,
+    /// Radii and field of view.
+    pub perception: Perception,
+    /// World edge behaviour.
+    pub boundary: Boundary,
+}
+
+/// A number or a vector, as found in or put into a [`Correction`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// A scalar.
+    Scalar(f32),
+    /// A vector.
+    Vector(Vec3),
+    /// Nothing: the value was dropped.
+    None,
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Scalar(x) => write!(f, "{x}"),
+            Value::Vector(v) => write!(f, "({}, {}, {})", v.x, v.y, v.z),
+            Value::None => f.write_str("nothing"),
+        }
+    }
+}
+
+/// A value that was not usable and what replaced it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Correction {
+    /// The field, e.g. `perception.neighbour_radius` or `velocity`.
+    pub field: &'static str,
+    /// The value found.
+    pub found: Value,
+    /// The value used instead.
+    pub used: Value,
+    /// Why the value was refused, e.g. "must be finite".
+    pub rule: &'static str,
+}
+
+impl fmt::Display for Correction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} = {} {}; using {}",
+            self.field, self.found, self.rule, self.used
+        )
+    }
+}
+
+/// Collects corrections while checking values.
+#[derive(Default)]
+pub(crate) struct Checker {
+    pub(crate) corrections: Vec<Correction>,
+}
+
+impl Checker {
+    fn fix(&mut self, field: &'static str, value: &mut f32, used: f32, rule: &'static str) {
+        self.corrections.push(Correction {
+            field,
+            found: Value::Scalar(*value),
+            used: Value::Scalar(used),
+            rule,
+        });
+        *value = used;
+    }
+
+    /// Records a correction of any kind.
+    pub(crate) fn record(
+        &mut self,
+        field: &'static str,
+        found: Value,
+        used: Value,
+        rule: &'static str,
+    ) {
+        self.corrections.push(Correction {
+            field,
+            found,
+            used,
+            rule,
+        });
+    }
+
+    /// Replaces a non-finite value with `fallback`.
+    pub(crate) fn finite(&mut self, field: &'static str, value: &mut f32, fallback: f32) {
+        if !value.is_finite() {
+            self.fix(field, value, fallback, "must be finite");
+        }
+    }
+
+    /// Replaces a non-finite or negative value with `fallback`.
+    fn non_negative(&mut self, field: &'static str, value: &mut f32, fallback: f32) {
+        self.finite(field, value, fallback);
+        if *value < 0.0 {
+            self.fix(field, value, fallback, "must not be negative");
+        }
+    }
+
+    /// Replaces a non-finite, zero or negative value with `fallback`.
+    fn positive(&mut self, field: &'static str, value: &mut f32, fallback: f32) {
+        self.finite(field, value, fallback);
+        if *value <= 0.0 {
+            self.fix(field, value, fallback, "must be positive");
+        }
+    }
+
+    /// Replaces a vector with any non-finite component by `fallback`, whole: one bad component
+    /// makes the others suspect too.
+    pub(crate) fn finite_vec(&mut self, field: &'static str, value: &mut Vec3, fallback: Vec3) {
+        if !value.is_finite() {
+            self.record(
+                field,
+                Value::Vector(*value),
+                Value::Vector(fallback),
+                "must be finite",
+            );
+            *value = fallback;
+        }
+    }
+}
+
+impl AgentParams {
+    /// Returns these parameters made safe to simulate, with one [`Correction`] per value that had
+    /// to change: non-finite values, radii that are not positive, a separation radius above the
+    /// neighbour radius, a minimum speed above the maximum, an inverted or non-finite box.
+    pub fn sanitized(mut self) -> (Self, Vec<Correction>) {
+        let mut check = Checker::default();
+        let defaults = Self::default();
+
+        let w = &mut self.weights;
+        check.finite("weights.separation", &mut w.separation, 0.0);
+        check.finite("weights.alignment", &mut w.alignment, 0.0);
+        check.finite("weights.cohesion", &mut w.cohesion, 0.0);
+        check.finite("weights.target", &mut w.target, 0.0);
+
+        let l = &mut self.limits;
+        let d = defaults.limits;
+        check.non_negative("limits.max_speed", &mut l.max_speed, d.max_speed);
+        check.non_negative("limits.min_speed", &mut l.min_speed, 0.0);
+        if l.min_speed > l.max_speed {
+            let max = l.max_speed;
+            check.fix(
+                "limits.min_speed",
+                &mut l.min_speed,
+                max,
+                "must not exceed limits.max_speed",
+            );
+        }
+        check.non_negative("limits.max_force", &mut l.max_force, d.max_force);
+        check.non_negative("limits.arrival_radius", &mut l.arrival_radius, 0.0);
+
+        let p = &mut self.perception;
+        let d = defaults.perception;
+        check.positive(
+            "perception.neighbour_radius",
+            &mut p.neighbour_radius,
+            d.neighbour_radius,
+        );
+        check.non_negative(
+            "perception.separation_radius",
+            &mut p.separation_radius,
+            d.separation_radius.min(p.neighbour_radius),
+        );
+        if p.separation_radius > p.neighbour_radius {
+            let max = p.neighbour_radius;
+            check.fix(
+                "perception.separation_radius",
+                &mut p.separation_radius,
+                max,
+                "must not exceed perception.neighbour_radius",
+            );
+        }
+        check.finite("perception.field_of_view", &mut p.field_of_view, 360.0);
+        if !(0.0..=360.0).contains(&p.field_of_view) {
+            let clamped = p.field_of_view.clamp(0.0, 360.0);
+            check.fix(
+                "perception.field_of_view",
+                &mut p.field_of_view,
+                clamped,
+                "must lie in 0..=360 degrees",
+            );
+        }
+
+        self.boundary = sanitized_boundary(self.boundary, &mut check);
+        (self, check.corrections)
+    }
+}
+
+fn sanitized_boundary(boundary: Boundary, check: &mut Checker) -> Boundary {
+    let (min, max) = match boundary {
+        Boundary::None => return boundary,
+        Boundary::Wrap { min, max } | Boundary::Walls { min, max, .. } => (min, max),
+    };
+    for (field, corner) in [("boundary.min", min), ("boundary.max", max)] {
+        if !corner.is_finite() {
+            check.record(
+                field,
+                Value::Vector(corner),
+                Value::None,
+                "must be finite; the boundary is switched off",
+            );
+            return Boundary::None;
+        }
+    }
+    let (lo, hi) = (min.min(max), min.max(max));
+    if lo != min {
+        check.record(
+            "boundary.min",
+            Value::Vector(min),
+            Value::Vector(lo),
+            "must not exceed boundary.max on any axis; corners swapped",
+        );
+    }
+    match boundary {
+        Boundary::Walls {
+            mut margin,
+            mut weight,
+            ..
+        } => {
+            check.non_negative("boundary.margin", &mut margin, 0.0);
+            check.finite("boundary.weight", &mut weight, 0.0);
+            Boundary::Walls {
+                min: lo,
+                max: hi,
+                margin,
+                weight,
+            }
+        }
+        _ => Boundary::Wrap { min: lo, max: hi },
+    }
+}
+
+/// Parameters with the derived values the hot loop needs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Prepared {
+    pub(crate) params: AgentParams,
+    pub(crate) neighbour_radius_sq: f32,
+    pub(crate) separation_radius_sq: f32,
+    /// Cosine of half the field of view, or `None` for a full 360-degree view.
+    pub(crate) cos_half_fov: Option<f32>,
+}
+
+impl Prepared {
+    pub(crate) fn new(params: AgentParams) -> Self {
+        let (params, _) = params.sanitized();
+        let p = params.perception;
+        let cos_half_fov =
+            (p.field_of_view < 360.0).then(|| libm::cosf((p.field_of_view * 0.5).to_radians()));
+        Self {
+            params,
+            neighbour_radius_sq: p.neighbour_radius * p.neighbour_radius,
+            separation_radius_sq: p.separation_radius * p.separation_radius,
+            cos_half_fov,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_need_no_correction() {
+        let (params, corrections) = AgentParams::default().sanitized();
+        assert!(corrections.is_empty(), "{corrections:?}");
+        assert_eq!(params, AgentParams::default());
+    }
+
+    #[test]
+    fn bad_values_are_replaced_and_named() {
+        let mut params = AgentParams::default();
+        params.weights.cohesion = f32::NAN;
+        params.limits.min_speed = 9.0;
+        params.perception.neighbour_radius = -1.0;
+        params.perception.separation_radius = 6.0;
+        params.perception.field_of_view = f32::INFINITY;
+        let (fixed, corrections) = params.sanitized();
+        let fields: Vec<_> = corrections.iter().map(|c| c.field).collect();
+        assert_eq!(
+            fields,
+            [
+                "weights.cohesion",
+                "limits.min_speed",
+                "perception.neighbour_radius",
+                "perception.separation_radius",
+                "perception.field_of_view",
+            ]
+        );
+        assert_eq!(fixed.weights.cohesion, 0.0);
+        assert_eq!(fixed.limits.min_speed, fixed.limits.max_speed);
+        assert_eq!(fixed.perception.neighbour_radius, 4.0);
+        assert_eq!(fixed.perception.separation_radius, 4.0);
+        assert_eq!(fixed.perception.field_of_view, 360.0);
+        assert_eq!(
+            corrections[2].to_string(),
+            "perception.neighbour_radius = -1 must be positive; using 4"
+        );
+    }
+
+    #[test]
+    fn inverted_box_is_swapped_and_infinite_box_dropped() {
+        let mut params = AgentParams {
+            boundary: Boundary::Wrap {
+                min: Vec3::splat(5.0),
+                max: Vec3::splat(-5.0),
+            },
+            ..Default::default()
+        };
+        let (fixed, corrections) = params.sanitized();
+        assert_eq!(corrections.len(), 1);
+        assert_eq!(
+            fixed.boundary,
+            Boundary::Wrap {
+                min: Vec3::splat(-5.0),
+                max: Vec3::splat(5.0)
+            }
+        );
+        params.boundary = Boundary::Wrap {
+            min: Vec3::NEG_INFINITY,
+            max: Vec3::ONE,
+        };
+        let (fixed, corrections) = params.sanitized();
+        assert_eq!(corrections.len(), 1);
+        assert_eq!(fixed.boundary, Boundary::None);
+    }
+}

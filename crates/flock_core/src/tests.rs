@@ -1,0 +1,253 @@
+//! Behaviour of the kernel on its own, measured.
+
+use glam::Vec3;
+
+use crate::*;
+
+fn lattice(n_side: usize, spacing: f32) -> Vec<Vec3> {
+    let mut out = Vec::new();
+    for x in 0..n_side {
+        for y in 0..n_side {
+            out.push(Vec3::new(x as f32, y as f32, 0.0) * spacing);
+        }
+    }
+    out
+}
+
+fn crowd_with(
+    space: Space,
+    params: AgentParams,
+    positions: &[Vec3],
+    velocity: impl Fn(usize) -> Vec3,
+) -> Crowd {
+    let mut crowd = Crowd::new(space);
+    let id = crowd.add_params(params);
+    for (i, &position) in positions.iter().enumerate() {
+        crowd.push(AgentInput {
+            position,
+            velocity: velocity(i),
+            heading: Vec3::ZERO,
+            flock: 0,
+            params: id,
+            target: None,
+        });
+    }
+    crowd
+}
+
+/// Re-pushes the crowd's state, as the ECS layer does each tick.
+fn reload(crowd: &Crowd, params: AgentParams) -> Crowd {
+    let mut next = Crowd::new(crowd.space());
+    let id = next.add_params(params);
+    for i in 0..crowd.len() {
+        next.push(AgentInput {
+            position: crowd.position(i),
+            velocity: crowd.velocity(i),
+            heading: crowd.heading(i),
+            flock: 0,
+            params: id,
+            target: None,
+        });
+    }
+    next
+}
+
+#[test]
+fn coincident_agents_separate() {
+    let positions = vec![Vec3::ZERO; 20];
+    let mut crowd = crowd_with(Space::Volume, AgentParams::default(), &positions, |_| {
+        Vec3::ZERO
+    });
+    for _ in 0..120 {
+        crowd.step(1.0 / 60.0);
+    }
+    crowd.build_index();
+    crowd.accumulate_forces();
+    let nearest = crowd
+        .metrics()
+        .min_nearest_distance
+        .expect("agents are neighbours");
+    assert!(nearest > 0.3, "coincident agents still within {nearest}");
+}
+
+#[test]
+fn separation_pushes_apart_only_when_weighted() {
+    let positions = lattice(6, 0.3);
+    let run = |weight: f32| {
+        let mut params = AgentParams::default();
+        params.weights = Weights {
+            separation: weight,
+            alignment: 0.0,
+            cohesion: 0.0,
+            target: 0.0,
+            ..Weights::default()
+        };
+        let mut crowd = crowd_with(Space::Planar, params, &positions, |_| Vec3::ZERO);
+        for _ in 0..200 {
+            crowd.step(1.0 / 60.0);
+        }
+        crowd.build_index();
+        crowd.accumulate_forces();
+        crowd
+            .metrics()
+            .min_nearest_distance
+            .unwrap_or(f32::INFINITY)
+    };
+    let (without, with) = (run(0.0), run(1.8));
+    assert!(
+        (without - 0.3).abs() < 1e-4,
+        "unweighted agents moved: {without}"
+    );
+    assert!(with > 0.8, "separated agents still within {with}");
+}
+
+#[test]
+fn wrap_keeps_agents_in_the_box() {
+    let boundary = Boundary::Wrap {
+        min: Vec3::splat(-5.0),
+        max: Vec3::splat(5.0),
+    };
+    let params = AgentParams {
+        boundary,
+        ..Default::default()
+    };
+    let positions = lattice(5, 2.0)
+        .into_iter()
+        .map(|p| p - Vec3::new(4.0, 4.0, 0.0))
+        .collect::<Vec<_>>();
+    let mut crowd = crowd_with(Space::Volume, params, &positions, |i| {
+        Vec3::new(5.0, -3.0 + i as f32 * 0.2, 4.0)
+    });
+    let mut wrapped = false;
+    for _ in 0..300 {
+        let before = crowd.position(0);
+        crowd.step(1.0 / 30.0);
+        wrapped |= crowd.position(0).distance(before) > 5.0;
+        for i in 0..crowd.len() {
+            let p = crowd.position(i);
+            assert!(
+                p.cmpge(Vec3::splat(-5.0)).all() && p.cmplt(Vec3::splat(5.0)).all(),
+                "{p}"
+            );
+        }
+    }
+    assert!(wrapped, "no agent crossed a face");
+}
+
+#[test]
+fn non_finite_input_never_reaches_a_neighbour() {
+    let positions = lattice(4, 1.0);
+    let mut crowd = Crowd::new(Space::Volume);
+    let id = crowd.add_params(AgentParams::default());
+    for (i, &p) in positions.iter().enumerate() {
+        let poisoned = i == 5;
+        crowd.push(AgentInput {
+            position: if poisoned { Vec3::NAN } else { p },
+            velocity: if poisoned { Vec3::INFINITY } else { Vec3::X },
+            heading: Vec3::NAN,
+            flock: 0,
+            params: id,
+            target: poisoned.then_some(Vec3::new(f32::NAN, 0.0, 0.0)),
+        });
+    }
+    crowd.add_force(3, Vec3::NAN);
+    for _ in 0..60 {
+        crowd.step(1.0 / 60.0);
+        for i in 0..crowd.len() {
+            assert!(
+                crowd.position(i).is_finite() && crowd.velocity(i).is_finite(),
+                "agent {i}"
+            );
+        }
+    }
+}
+
+#[test]
+fn huge_values_stay_finite() {
+    let params = AgentParams {
+        weights: Weights {
+            separation: 1e30,
+            alignment: 1e30,
+            cohesion: 1e30,
+            target: 1e30,
+            ..Weights::default()
+        },
+        limits: Limits {
+            max_speed: 1e30,
+            min_speed: 0.0,
+            max_force: 1e30,
+            arrival_radius: 1e30,
+        },
+        ..Default::default()
+    };
+    let positions = [
+        Vec3::splat(1e30),
+        Vec3::splat(1e30),
+        Vec3::ZERO,
+        Vec3::splat(-1e30),
+    ];
+    let mut crowd = crowd_with(Space::Volume, params, &positions, |_| Vec3::splat(1e30));
+    for _ in 0..10 {
+        crowd.step(10.0);
+        for i in 0..crowd.len() {
+            assert!(
+                crowd.position(i).is_finite() && crowd.velocity(i).is_finite(),
+                "agent {i}"
+            );
+        }
+    }
+}
+
+#[test]
+fn same_input_gives_identical_output() {
+    let positions = lattice(12, 0.7);
+    let run = || {
+        let mut crowd = crowd_with(Space::Volume, AgentParams::default(), &positions, |i| {
+            Vec3::new(
+                (i % 7) as f32 - 3.0,
+                (i % 5) as f32 - 2.0,
+                (i % 3) as f32 - 1.0,
+            )
+        });
+        for _ in 0..100 {
+            crowd = reload(&crowd, AgentParams::default());
+            crowd.step(1.0 / 60.0);
+        }
+        (0..crowd.len())
+            .map(|i| (crowd.position(i).to_array(), crowd.velocity(i).to_array()))
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (run(), run());
+    let same = a.iter().zip(&b).all(|(x, y)| {
+        x.0.iter()
+            .zip(&y.0)
+            .chain(x.1.iter().zip(&y.1))
+            .all(|(u, v)| u.to_bits() == v.to_bits())
+    });
+    assert!(same);
+}
+
+#[test]
+fn field_of_view_hides_the_agent_behind() {
+    // Agent 0 heads +X; agent 1 sits directly behind it, moving +Y.
+    let count_mates = |fov: f32| {
+        let params = AgentParams {
+            perception: Perception {
+                field_of_view: fov,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let positions = [Vec3::ZERO, Vec3::new(-1.0, 0.0, 0.0)];
+        let mut crowd = crowd_with(Space::Volume, params, &positions, |i| {
+            if i == 0 { Vec3::X } else { Vec3::Y }
+        });
+        crowd.build_index();
+        crowd.accumulate_forces();
+        crowd.metrics().mean_neighbours
+    };
+    // With 360 degrees both see each other; with 270 only agent 1 sees agent 0 (ahead-left of
+    // its +Y heading is within its view), agent 0 no longer sees agent 1.
+    assert_eq!(count_mates(360.0), 1.0);
+    assert_eq!(count_mates(270.0), 0.5);
+}

@@ -1,0 +1,115 @@
+//! Flocks and crowds for [Bevy](https://bevy.org): birds, fish, zombies, drone formations.
+//!
+//! Add [`FlockingPlugin`], give entities the [`Agent`] component, and they flock by Reynolds'
+//! three rules (separation, alignment, cohesion) with limits on force and speed, a field of
+//! view, target seeking with arrival, and walls or wrap-around. Neighbours are found through a
+//! uniform grid rebuilt every tick, so the cost grows with the number of agents, not its square.
+//!
+//! # Getting started
+//!
+//! ```
+//! use bevy::prelude::*;
+//! use bevy_flock::prelude::*;
+//!
+//! fn spawn_flock(mut commands: Commands) {
+//!     // A flock entity holds the tuning its members share.
+//!     let birds = commands
+//!         .spawn((
+//!             Flock,
+//!             Name::new("Birds"),
+//!             Boundary::walls(Vec3::splat(-30.0), Vec3::splat(30.0), 5.0),
+//!         ))
+//!         .id();
+//!     for i in 0..100 {
+//!         let angle = i as f32 * 0.7;
+//!         commands.spawn((
+//!             Agent,
+//!             InFlock(birds),
+//!             Transform::from_xyz(angle.cos() * 10.0, (i % 10) as f32, angle.sin() * 10.0),
+//!             Velocity(Vec3::new(-angle.sin(), 0.0, angle.cos()) * 3.0),
+//!         ));
+//!     }
+//! }
+//!
+//! let mut app = App::new();
+//! app.add_plugins((MinimalPlugins, TransformPlugin, FlockingPlugin::default()))
+//!     .add_systems(Startup, spawn_flock);
+//! app.update();
+//! ```
+//!
+//! Each flock's tuning lives in components on its [`Flock`] entity: [`FlockWeights`],
+//! [`SteeringLimits`], [`Perception`] and [`Boundary`] (all four at once as a [`FlockTuning`]
+//! bundle, e.g. [`FlockTuning::flocking_lab`]). Edit them and every member follows. The same
+//! components on an agent override its flock's for that agent only. Agents without
+//! [`InFlock`] belong to the [`DefaultFlock`].
+//!
+//! Members align and cohere only with their own flock; every agent separates from every other,
+//! so two flocks cross without merging or colliding.
+//!
+//! For a 2D game use [`FlockingPlugin::planar`]: agents stay on the XY plane and turn about Z
+//! with their local `+X` facing their velocity. In 3D, their local forward (`-Z`) does.
+//!
+//! # Scheduling
+//!
+//! The plugin runs in [`FixedUpdate`](bevy::app::FixedUpdate) by default (change it with
+//! [`FlockingPlugin::in_schedule`]) as the chained sets of [`FlockingSystems`]:
+//! `First` → `NeighbourLookup` → `ForceAccumulation` → `Avoidance` → `Integration` → `Last`.
+//! Systems of your own go in the hook sets or between stages. Between `NeighbourLookup` and
+//! `Integration` the [`FlockSimulation`] resource holds every agent's state for the tick and
+//! takes extra forces:
+//!
+//! ```
+//! use bevy::prelude::*;
+//! use bevy_flock::prelude::*;
+//!
+//! /// A steady wind that pushes every agent east.
+//! fn wind(mut sim: ResMut<FlockSimulation>) {
+//!     let agents = sim.entities().to_vec();
+//!     for agent in agents {
+//!         sim.add_force(agent, Vec3::X * 2.0);
+//!     }
+//! }
+//!
+//! App::new()
+//!     .add_plugins((MinimalPlugins, FlockingPlugin::default()))
+//!     .add_systems(
+//!         FixedUpdate,
+//!         wind.after(FlockingSystems::ForceAccumulation)
+//!             .before(FlockingSystems::Integration),
+//!     );
+//! ```
+//!
+//! # Diagnostics
+//!
+//! [`FlockMetrics`] holds this tick's polarisation (order parameter), mean neighbours per
+//! agent, nearest-neighbour distances and step time; the same figures are Bevy diagnostics
+//! under the paths in [`diagnostics`]. Values the plugin had to correct (NaN, negative radii,
+//! a minimum speed above the maximum...) are logged once per entity and field and sent as
+//! [`InputCorrected`] messages.
+//!
+//! # Feature flags
+//!
+//! | feature | what it adds |
+//! |---|---|
+//! | `bevy_gizmos` | [`FlockGizmosPlugin`]: velocity and perception radii drawn with gizmos |
+//! | `examples` | the render stack for the windowed examples (not needed by games) |
+//!
+//! # FAQ
+//!
+//! **My agents overlap.** Raise `FlockWeights::separation` or `Perception::separation_radius`.
+//! **The flock falls apart.** Raise `cohesion` or `neighbour_radius`.
+//! **They all freeze into one direction.** Lower `alignment`.
+//! **They jitter or turn abruptly.** Lower `SteeringLimits::max_force`.
+//! **My world is in pixels and separation does nothing.** Use
+//! [`RuleStyle::DesiredVelocity`], which does not depend on the world's scale.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+pub use bevy_flock_plugin::*;
+/// The engine-agnostic kernel: buffers, grid, rules, metrics.
+pub use flock_core as core;
+
+/// Everything a game needs: `use bevy_flock::prelude::*;`.
+pub mod prelude {
+    pub use bevy_flock_plugin::prelude::*;
+}

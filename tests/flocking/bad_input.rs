@@ -1,0 +1,183 @@
+//! Bad input never panics, never spreads, and is reported once.
+
+use core::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_flock::prelude::*;
+
+use crate::support::*;
+
+fn corrections_for(app: &App, entity: Entity) -> Vec<&'static str> {
+    app.world()
+        .resource::<Corrections>()
+        .0
+        .iter()
+        .filter(|c| c.entity == entity)
+        .map(|c| c.correction.field)
+        .collect()
+}
+
+#[test]
+fn broken_flock_tuning_is_corrected_and_reported_once() {
+    let mut app = create_test_app(FlockingPlugin::default());
+    let flock = spawn_flock(
+        &mut app,
+        FlockTuning {
+            weights: FlockWeights {
+                alignment: f32::NAN,
+                ..default()
+            },
+            limits: SteeringLimits {
+                min_speed: 7.0,
+                max_speed: 3.0,
+                ..default()
+            },
+            perception: Perception {
+                neighbour_radius: -2.0,
+                separation_radius: 9.0,
+                field_of_view: 360.0,
+            },
+            ..default()
+        },
+    );
+    let agents: Vec<Entity> = (0..20)
+        .map(|i| {
+            app.world_mut()
+                .spawn((
+                    Agent,
+                    InFlock(flock),
+                    Transform::from_xyz(i as f32 * 0.5, 0.0, 0.0),
+                    Velocity(Vec3::X),
+                ))
+                .id()
+        })
+        .collect();
+    run_ticks(&mut app, 30);
+    assert_eq!(
+        corrections_for(&app, flock),
+        [
+            "weights.alignment",
+            "limits.min_speed",
+            "perception.neighbour_radius",
+            "perception.separation_radius"
+        ]
+    );
+    let sim = app.world().resource::<FlockSimulation>();
+    let used = sim.crowd().params_of(sim.index_of(agents[0]).unwrap());
+    assert_eq!(used.weights.alignment, 0.0);
+    assert_eq!(used.limits.min_speed, 3.0);
+    assert_eq!(used.perception.neighbour_radius, 4.0);
+    assert_eq!(used.perception.separation_radius, 4.0);
+    for v in velocities_of(&app, &agents) {
+        assert!(
+            v.is_finite() && (v.length() - 3.0).abs() < 1e-4,
+            "velocity {v}"
+        );
+    }
+}
+
+#[test]
+fn a_nan_agent_is_restored_and_never_reaches_its_neighbours() {
+    let mut app = create_test_app(FlockingPlugin::default());
+    let agents: Vec<Entity> = (0..30)
+        .map(|i| {
+            app.world_mut()
+                .spawn((
+                    Agent,
+                    Transform::from_xyz((i % 6) as f32, (i / 6) as f32, 0.0),
+                    Velocity(Vec3::X),
+                ))
+                .id()
+        })
+        .collect();
+    run_ticks(&mut app, 5);
+    let poisoned = agents[14];
+    let before = app.world().get::<Transform>(poisoned).unwrap().translation;
+    app.world_mut()
+        .get_mut::<Transform>(poisoned)
+        .unwrap()
+        .translation = Vec3::new(f32::NAN, 1.0, f32::INFINITY);
+    app.world_mut().get_mut::<Velocity>(poisoned).unwrap().0 = Vec3::splat(f32::NAN);
+    let neighbour = agents[15];
+    app.world_mut().entity_mut(neighbour).insert(FlockWeights {
+        cohesion: f32::INFINITY,
+        ..default()
+    });
+    run_ticks(&mut app, 1);
+    let restored = app.world().get::<Transform>(poisoned).unwrap().translation;
+    assert!(restored.is_finite());
+    assert!(
+        restored.distance(before) < 0.5,
+        "restored to {restored}, was at {before}"
+    );
+    for _ in 0..60 {
+        run_ticks(&mut app, 1);
+        for p in positions(&mut app) {
+            assert!(p.is_finite(), "a non-finite position spread: {p}");
+        }
+        for v in velocities_of(&app, &agents) {
+            assert!(v.is_finite(), "a non-finite velocity spread: {v}");
+        }
+    }
+    assert_eq!(corrections_for(&app, poisoned), ["position", "velocity"]);
+    assert_eq!(corrections_for(&app, neighbour), ["weights.cohesion"]);
+}
+
+#[test]
+fn a_despawned_target_causes_no_panic() {
+    let mut app = create_test_app(FlockingPlugin::default());
+    let prey = app
+        .world_mut()
+        .spawn((Agent, Transform::from_xyz(10.0, 0.0, 0.0)))
+        .id();
+    let hunters: Vec<Entity> = (0..10)
+        .map(|i| {
+            app.world_mut()
+                .spawn((
+                    Agent,
+                    Target::Entity(prey),
+                    Transform::from_xyz(0.0, i as f32, 0.0),
+                ))
+                .id()
+        })
+        .collect();
+    run_ticks(&mut app, 20);
+    app.world_mut().despawn(prey);
+    run_ticks(&mut app, 100);
+    for v in velocities_of(&app, &hunters) {
+        assert!(v.is_finite());
+    }
+    assert_eq!(app.world().resource::<FlockMetrics>().agents, hunters.len());
+}
+
+#[test]
+fn a_huge_frame_time_is_cut_to_the_max_timestep() {
+    let mut app = create_test_app(FlockingPlugin::default().in_schedule(Update));
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs(10)));
+    let agent = app.world_mut().spawn((Agent, Velocity(Vec3::X * 5.0))).id();
+    app.update();
+    app.update();
+    let x = app.world().get::<Transform>(agent).unwrap().translation.x;
+    // Each of the (at most two) steps may move 5 units/s x 0.1 s.
+    assert!(
+        x > 0.0 && x <= 1.0 + 1e-5,
+        "moved {x} in two 10-second frames"
+    );
+}
+
+#[test]
+fn no_agents_and_a_single_agent_are_fine() {
+    let mut app = create_test_app(FlockingPlugin::default());
+    run_ticks(&mut app, 3);
+    assert_eq!(app.world().resource::<FlockMetrics>().agents, 0);
+    let alone = app.world_mut().spawn((Agent, Velocity(Vec3::Y))).id();
+    run_ticks(&mut app, 3);
+    let metrics = *app.world().resource::<FlockMetrics>();
+    assert_eq!(metrics.agents, 1);
+    assert_eq!(metrics.polarisation, 1.0);
+    assert_eq!(metrics.mean_nearest_distance, None);
+    app.world_mut().entity_mut(alone).remove::<Agent>();
+    run_ticks(&mut app, 1);
+    assert_eq!(app.world().resource::<FlockMetrics>().agents, 0);
+}

@@ -1,0 +1,8 @@
+//! Headless behaviour tests of the plugin: each one measures what a rule should do.
+
+mod bad_input;
+mod boundaries;
+mod flocks;
+mod rules;
+mod schedule;
+mod support;

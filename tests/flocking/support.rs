@@ -1,0 +1,146 @@
+//! Test app and measurements shared by the behaviour tests.
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_flock::InputCorrected;
+use bevy_flock::prelude::*;
+
+/// Counts completed flocking ticks.
+#[derive(Resource, Default)]
+pub struct Ticks(pub u32);
+
+/// Every [`InputCorrected`] message sent so far.
+#[derive(Resource, Default)]
+pub struct Corrections(pub Vec<InputCorrected>);
+
+/// `MinimalPlugins`, transforms and the plugin; every `update` runs exactly one fixed tick.
+pub fn create_test_app(plugin: FlockingPlugin) -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, TransformPlugin, plugin))
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+        .init_resource::<Ticks>()
+        .init_resource::<Corrections>()
+        .add_systems(
+            FixedUpdate,
+            (
+                (|mut ticks: ResMut<Ticks>| ticks.0 += 1).in_set(FlockingSystems::Last),
+                (|mut seen: ResMut<Corrections>, mut messages: MessageReader<InputCorrected>| {
+                    seen.0.extend(messages.read().copied());
+                })
+                .in_set(FlockingSystems::Last),
+            ),
+        );
+    app.finish();
+    app.cleanup();
+    app
+}
+
+/// Runs the app until `n` more flocking ticks have completed.
+pub fn run_ticks(app: &mut App, n: u32) {
+    let goal = app.world().resource::<Ticks>().0 + n;
+    for _ in 0..(n * 2 + 4) {
+        if app.world().resource::<Ticks>().0 >= goal {
+            return;
+        }
+        app.update();
+    }
+    panic!("the flocking schedule did not run {n} ticks");
+}
+
+/// A small deterministic random generator, so runs repeat.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// Uniform in `0..1`.
+    pub fn unit(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// Uniform in `-extent..extent` on each axis.
+    pub fn in_cube(&mut self, extent: f32) -> Vec3 {
+        Vec3::new(self.unit(), self.unit(), self.unit()) * 2.0 * extent - extent
+    }
+
+    /// A uniform random direction.
+    pub fn direction(&mut self) -> Vec3 {
+        loop {
+            let v = self.in_cube(1.0);
+            let len_sq = v.length_squared();
+            if len_sq > 1e-3 && len_sq <= 1.0 {
+                return v / len_sq.sqrt();
+            }
+        }
+    }
+}
+
+/// Spawns a flock entity with `tuning` and returns it.
+pub fn spawn_flock(app: &mut App, tuning: FlockTuning) -> Entity {
+    app.world_mut().spawn((Flock, tuning)).id()
+}
+
+/// Sets the default flock's tuning.
+pub fn tune_default_flock(app: &mut App, tuning: FlockTuning) {
+    let flock = **app.world().resource::<DefaultFlock>();
+    app.world_mut().entity_mut(flock).insert(tuning);
+}
+
+/// Weights with every rule off.
+pub fn no_weights() -> FlockWeights {
+    FlockWeights {
+        separation: 0.0,
+        alignment: 0.0,
+        cohesion: 0.0,
+        target: 0.0,
+        style: RuleStyle::Vector,
+    }
+}
+
+/// Positions of all agents.
+pub fn positions(app: &mut App) -> Vec<Vec3> {
+    let world = app.world_mut();
+    let mut query = world.query_filtered::<&Transform, With<Agent>>();
+    query.iter(world).map(|t| t.translation).collect()
+}
+
+/// Velocities of the given agents.
+pub fn velocities_of(app: &App, agents: &[Entity]) -> Vec<Vec3> {
+    agents
+        .iter()
+        .map(|&e| app.world().get::<Velocity>(e).expect("agent").0)
+        .collect()
+}
+
+/// Length of the sum of unit velocities over their count.
+pub fn polarisation(velocities: &[Vec3]) -> f32 {
+    let sum: Vec3 = velocities.iter().map(|v| v.normalize_or_zero()).sum();
+    sum.length() / velocities.len() as f32
+}
+
+/// Smallest distance between any two points (brute force).
+pub fn min_pair_distance(points: &[Vec3]) -> f32 {
+    let mut min = f32::INFINITY;
+    for (i, a) in points.iter().enumerate() {
+        for b in &points[i + 1..] {
+            min = min.min(a.distance(*b));
+        }
+    }
+    min
+}
+
+/// Root-mean-square distance from the centroid.
+pub fn spread(points: &[Vec3]) -> f32 {
+    let centroid = points.iter().copied().sum::<Vec3>() / points.len() as f32;
+    (points
+        .iter()
+        .map(|p| p.distance_squared(centroid))
+        .sum::<f32>()
+        / points.len() as f32)
+        .sqrt()
+}
