@@ -51,7 +51,7 @@
 //!
 //! # Scheduling
 //!
-//! The plugin runs in [`FixedUpdate`](bevy::app::FixedUpdate) by default (change it with
+//! The plugin runs in `FixedUpdate` by default (change it with
 //! [`FlockingPlugin::in_schedule`]) as the chained sets of [`FlockingSystems`]:
 //! `First` → `NeighbourLookup` → `ForceAccumulation` → `Avoidance` → `Integration` → `Last`.
 //! Systems of your own go in the hook sets or between stages. Between `NeighbourLookup` and

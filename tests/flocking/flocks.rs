@@ -148,3 +148,34 @@ fn despawning_a_flock_returns_its_members_to_the_default_flock() {
         "default flock's max speed 5 not applied: {speed}"
     );
 }
+
+#[test]
+fn the_flocking_lab_preset_needs_no_correction_and_orders_a_flock() {
+    let mut app = create_test_app(FlockingPlugin::default().planar());
+    tune_default_flock(&mut app, FlockTuning::flocking_lab());
+    let mut rng = Rng::new(31);
+    let agents: Vec<Entity> = (0..400)
+        .map(|_| {
+            let p = (rng.in_cube(1.0) * Vec3::new(450.0, 280.0, 0.0)).with_z(0.0);
+            let v = rng.direction().with_z(0.0).normalize_or(Vec3::X) * 120.0;
+            app.world_mut()
+                .spawn((Agent, Transform::from_translation(p), Velocity(v)))
+                .id()
+        })
+        .collect();
+    let before = polarisation(&velocities_of(&app, &agents));
+    run_ticks(&mut app, 640);
+    let after = polarisation(&velocities_of(&app, &agents));
+    assert!(app.world().resource::<Corrections>().0.is_empty());
+    for v in velocities_of(&app, &agents) {
+        assert!(
+            (60.0 - 1e-3..=180.0 + 1e-3).contains(&v.length()),
+            "speed {}",
+            v.length()
+        );
+    }
+    assert!(
+        after > before + 0.3,
+        "polarisation went from {before} to {after}"
+    );
+}

@@ -74,13 +74,15 @@ fn coincident_agents_separate() {
 fn separation_pushes_apart_only_when_weighted() {
     let positions = lattice(6, 0.3);
     let run = |weight: f32| {
-        let mut params = AgentParams::default();
-        params.weights = Weights {
-            separation: weight,
-            alignment: 0.0,
-            cohesion: 0.0,
-            target: 0.0,
-            ..Weights::default()
+        let params = AgentParams {
+            weights: Weights {
+                separation: weight,
+                alignment: 0.0,
+                cohesion: 0.0,
+                target: 0.0,
+                ..Weights::default()
+            },
+            ..Default::default()
         };
         let mut crowd = crowd_with(Space::Planar, params, &positions, |_| Vec3::ZERO);
         for _ in 0..200 {
