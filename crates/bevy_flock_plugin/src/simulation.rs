@@ -152,9 +152,12 @@ pub(crate) fn extract_agents(
         let entry = flock_entries.get(&flock_entity);
         if entry.is_none() {
             reporter.warn_once(
-                agent.entity,
-                "flock",
-                &format!("flock {flock_entity} has no `Flock` component; using default tuning"),
+                flock_entity,
+                "not a flock",
+                &format!(
+                    "is named as the flock of agent {} (and maybe others) but has no `Flock` component; its agents use the default tuning",
+                    agent.entity
+                ),
             );
         }
         let (flock, params) = match entry {

@@ -49,6 +49,10 @@ pub struct SteeringLimits {
     /// Largest steering acceleration, per rule and in total.
     pub max_force: f32,
     /// Inside this distance of its target an agent slows down; zero seeks at full speed.
+    ///
+    /// Inside the radius the approach behaves like a damped spring with damping ratio
+    /// `0.5 * sqrt(weight * arrival_radius / max_speed)` (`weight` is `FlockWeights::target`):
+    /// below 1 the agent overshoots a little and settles; the defaults give 0.3.
     pub arrival_radius: f32,
 }
 

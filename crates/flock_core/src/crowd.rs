@@ -265,40 +265,82 @@ impl Crowd {
             nearest_sq: f32::INFINITY,
             ..Scan::default()
         };
-        self.grid.for_each_candidate(p, self.space, |slot| {
-            let j = self.grid.order()[slot] as usize;
-            if j == i {
-                return;
-            }
-            let offset = self.sorted_positions[slot] - p;
-            let dist_sq = offset.length_squared();
-            if dist_sq > prepared.neighbour_radius_sq {
-                return;
-            }
-            if let Some(cos_half) = prepared.cos_half_fov
-                && heading != Vec3::ZERO
-                && dist_sq > COINCIDENT_SQ
-                && offset.dot(heading) < cos_half * dist_sq.sqrt()
-            {
-                return;
-            }
-            scan.count += 1;
-            scan.nearest_sq = scan.nearest_sq.min(dist_sq);
-            if dist_sq < prepared.separation_radius_sq {
-                let away = if dist_sq > COINCIDENT_SQ {
-                    -offset
-                } else {
-                    coincident_direction(i, j, self.space) * SEPARATION_FLOOR_SQ.sqrt()
-                };
-                scan.separation += away / dist_sq.max(SEPARATION_FLOOR_SQ);
-            }
-            if self.sorted_flocks[slot] == flock {
-                scan.mates += 1;
-                scan.velocity_sum += self.sorted_velocities[slot];
-                scan.position_sum += self.sorted_positions[slot];
-            }
-        });
+        for shift in self.seam_images(p, prepared).iter() {
+            let centre = p + shift;
+            self.grid.for_each_candidate(centre, self.space, |slot| {
+                let j = self.grid.order()[slot] as usize;
+                if j == i {
+                    return;
+                }
+                let offset = self.sorted_positions[slot] - centre;
+                let dist_sq = offset.length_squared();
+                if dist_sq > prepared.neighbour_radius_sq {
+                    return;
+                }
+                if let Some(cos_half) = prepared.cos_half_fov
+                    && heading != Vec3::ZERO
+                    && dist_sq > COINCIDENT_SQ
+                    && offset.dot(heading) < cos_half * dist_sq.sqrt()
+                {
+                    return;
+                }
+                scan.count += 1;
+                scan.nearest_sq = scan.nearest_sq.min(dist_sq);
+                if dist_sq < prepared.separation_radius_sq {
+                    let away = if dist_sq > COINCIDENT_SQ {
+                        -offset
+                    } else {
+                        coincident_direction(i, j, self.space) * SEPARATION_FLOOR_SQ.sqrt()
+                    };
+                    scan.separation += away / dist_sq.max(SEPARATION_FLOOR_SQ);
+                }
+                if self.sorted_flocks[slot] == flock {
+                    scan.mates += 1;
+                    scan.velocity_sum += self.sorted_velocities[slot];
+                    scan.offset_sum += offset;
+                }
+            });
+        }
         scan
+    }
+
+    /// The shifts under which agent `p` looks for neighbours: zero, plus, in a wrapping box,
+    /// one box size across each face it is within a neighbour radius of (up to 8 in a corner),
+    /// so that agents see each other across the seam. Axes where the box is no wider than two
+    /// radii get no seam search, since an agent could then be counted twice.
+    fn seam_images(&self, p: Vec3, prepared: &Prepared) -> Images {
+        let mut images = Images {
+            shifts: [Vec3::ZERO; 8],
+            len: 1,
+        };
+        let Boundary::Wrap { min, max } = prepared.params.boundary else {
+            return images;
+        };
+        let radius = prepared.params.perception.neighbour_radius;
+        let axes = match self.space {
+            Space::Volume => 3,
+            Space::Planar => 2,
+        };
+        for axis in 0..axes {
+            let size = max[axis] - min[axis];
+            if size <= 2.0 * radius {
+                continue;
+            }
+            let across = if p[axis] - min[axis] < radius {
+                size
+            } else if max[axis] - p[axis] < radius {
+                -size
+            } else {
+                continue;
+            };
+            for k in 0..images.len {
+                let mut shifted = images.shifts[k];
+                shifted[axis] += across;
+                images.shifts[images.len + k] = shifted;
+            }
+            images.len *= 2;
+        }
+        images
     }
 
     fn steering(&self, i: usize, scan: &Scan) -> Vec3 {
@@ -323,7 +365,7 @@ impl Crowd {
         if scan.mates > 0 {
             let inv = 1.0 / scan.mates as f32;
             total += rule(scan.velocity_sum * inv - v) * w.alignment;
-            total += rule(scan.position_sum * inv - p) * w.cohesion;
+            total += rule(scan.offset_sum * inv) * w.cohesion;
         }
         if let Some(target) = self.targets[i] {
             total += seek(p, v, target, &limits) * w.target;
@@ -443,7 +485,20 @@ struct Scan {
     separation: Vec3,
     mates: u32,
     velocity_sum: Vec3,
-    position_sum: Vec3,
+    /// Sum of offsets to flock-mates; over `mates` it is `centroid - p`, seams included.
+    offset_sum: Vec3,
+}
+
+/// Up to 8 shifts of a query point, see [`Crowd::seam_images`].
+struct Images {
+    shifts: [Vec3; 8],
+    len: usize,
+}
+
+impl Images {
+    fn iter(&self) -> impl Iterator<Item = Vec3> + '_ {
+        self.shifts[..self.len].iter().copied()
+    }
 }
 
 /// Seek with arrival: full speed toward the target, slowing linearly inside the arrival radius.

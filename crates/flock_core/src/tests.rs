@@ -253,3 +253,34 @@ fn field_of_view_hides_the_agent_behind() {
     assert_eq!(count_mates(360.0), 1.0);
     assert_eq!(count_mates(270.0), 0.5);
 }
+
+#[test]
+fn agents_see_each_other_across_a_wrap_seam() {
+    let boundary = Boundary::Wrap {
+        min: Vec3::splat(-10.0),
+        max: Vec3::splat(10.0),
+    };
+    let params = AgentParams {
+        boundary,
+        ..Default::default()
+    };
+    // Corner to corner: 1 unit apart on each axis through the seams.
+    let positions = [
+        Vec3::splat(-9.5),
+        Vec3::splat(9.5),
+        Vec3::new(0.0, 9.5, 0.0),
+    ];
+    let mut crowd = crowd_with(Space::Volume, params, &positions, |_| Vec3::ZERO);
+    crowd.build_index();
+    crowd.accumulate_forces();
+    let metrics = crowd.metrics();
+    assert_eq!(metrics.mean_neighbours, 2.0 / 3.0, "{metrics:?}");
+    let nearest = metrics.min_nearest_distance.unwrap();
+    assert!((nearest - 3.0_f32.sqrt()).abs() < 1e-5, "nearest {nearest}");
+    // Separation pushes the pair apart through the seam: agent 0 away toward -x, -y, -z.
+    assert!(
+        crowd.force(0).cmplt(Vec3::ZERO).all(),
+        "force {}",
+        crowd.force(0)
+    );
+}
