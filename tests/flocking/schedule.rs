@@ -1,6 +1,7 @@
 //! The system sets as a contract: what user systems see in the hook points.
 
 use bevy::diagnostic::{DiagnosticPath, DiagnosticsStore};
+use bevy::ecs::schedule::{LogLevel, ScheduleBuildSettings};
 use bevy::prelude::*;
 use bevy_flock::diagnostics;
 use bevy_flock::prelude::*;
@@ -85,4 +86,19 @@ fn metrics_are_published_as_diagnostics() {
     assert!(value(&diagnostics::MEAN_NEIGHBOURS) >= 2.0);
     assert!(value(&diagnostics::NEAREST_NEIGHBOUR_DISTANCE) > 0.5);
     assert!(value(&diagnostics::STEP_TIME) > 0.0);
+}
+
+#[test]
+fn the_plugin_systems_have_no_ambiguous_order() {
+    let mut app = create_test_app(FlockingPlugin::default());
+    app.edit_schedule(FixedUpdate, |schedule| {
+        schedule.set_build_settings(ScheduleBuildSettings {
+            ambiguity_detection: LogLevel::Error,
+            ..default()
+        });
+    });
+    app.world_mut().spawn(Agent);
+    // Building the schedule with ambiguities as errors panics if any two systems that touch
+    // the same data have no order.
+    run_ticks(&mut app, 1);
 }
