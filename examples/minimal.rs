@@ -1,7 +1,7 @@
 //! Two flocks of birds in a walled box: the smallest windowed use of `bevy_flock`.
 //!
 //! Run with `cargo run --features examples --example minimal`.
-//! Keys: `G` toggles the gizmo overlay (velocities and perception radii), `Space` pauses.
+//! Keys: `G` toggles velocity gizmos, `P` shows one bird's perception radii, `Space` pauses.
 //!
 //! Set `BEVY_FLOCK_CAPTURE=FRAMES:PATH` to save a screenshot to `PATH` after `FRAMES` frames
 //! and exit (how CI and the docs take their pictures).
@@ -56,6 +56,17 @@ fn setup(
                 walls,
                 SteeringLimits {
                     min_speed: 2.5,
+                    ..default()
+                },
+                // Looser than the defaults, so birds keep a body length or two apart.
+                FlockWeights {
+                    separation: 4.0,
+                    cohesion: 0.4,
+                    ..default()
+                },
+                Perception {
+                    neighbour_radius: 5.0,
+                    separation_radius: 2.0,
                     ..default()
                 },
             ))
@@ -113,7 +124,7 @@ fn setup(
     commands.insert_resource(ClearColor(Color::srgb(0.55, 0.75, 0.95)));
     commands.spawn((
         Camera3d::default(),
-        Transform::from_xyz(0.0, 20.0, 85.0).looking_at(Vec3::ZERO, Vec3::Y),
+        Transform::from_xyz(0.0, 10.0, 70.0).looking_at(Vec3::ZERO, Vec3::Y),
     ));
     commands.spawn((
         MetricsText,
@@ -131,13 +142,13 @@ fn setup(
 /// Circles the camera slowly round the box.
 fn orbit_camera(time: Res<Time>, mut camera: Single<&mut Transform, With<Camera3d>>) {
     let angle = time.elapsed_secs() * 0.1;
-    let eye = Vec3::new(angle.sin() * 85.0, 20.0, angle.cos() * 85.0);
+    let eye = Vec3::new(angle.sin() * 70.0, 10.0, angle.cos() * 70.0);
     **camera = Transform::from_translation(eye).looking_at(Vec3::ZERO, Vec3::Y);
 }
 
 fn show_metrics(metrics: Res<FlockMetrics>, mut text: Single<&mut Text, With<MetricsText>>) {
     text.0 = format!(
-        "agents {}   polarisation {:.2}   neighbours {:.1}   step {:.2} ms\n[G] gizmos  [Space] pause",
+        "agents {}   polarisation {:.2}   neighbours {:.1}   step {:.2} ms\n[G] velocities  [P] one bird's perception  [Space] pause",
         metrics.agents,
         metrics.polarisation,
         metrics.mean_neighbours,
@@ -149,10 +160,16 @@ fn handle_keys(
     keys: Res<ButtonInput<KeyCode>>,
     mut overlay: ResMut<FlockGizmos>,
     mut time: ResMut<Time<Virtual>>,
+    birds: Query<Entity, With<Agent>>,
 ) {
     if keys.just_pressed(KeyCode::KeyG) {
         overlay.velocity = !overlay.velocity;
-        overlay.perception = !overlay.perception;
+    }
+    if keys.just_pressed(KeyCode::KeyP) {
+        overlay.perception = match (overlay.perception, birds.iter().next()) {
+            (PerceptionGizmos::Off, Some(bird)) => PerceptionGizmos::Agent(bird),
+            _ => PerceptionGizmos::Off,
+        };
     }
     if keys.just_pressed(KeyCode::Space) {
         if time.is_paused() {

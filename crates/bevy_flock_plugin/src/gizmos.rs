@@ -11,6 +11,7 @@ pub struct FlockGizmosPlugin;
 impl Plugin for FlockGizmosPlugin {
     fn build(&self, app: &mut App) {
         app.register_type::<FlockGizmos>()
+            .register_type::<PerceptionGizmos>()
             .init_resource::<FlockGizmos>()
             .add_systems(PostUpdate, draw_agents);
     }
@@ -22,8 +23,21 @@ impl Plugin for FlockGizmosPlugin {
 pub struct FlockGizmos {
     /// A line along each agent's velocity, as far as it travels in half a second.
     pub velocity: bool,
-    /// Each agent's neighbour radius (blue) and separation radius (red).
-    pub perception: bool,
+    /// Whose neighbour radius (blue) and separation radius (red) to draw.
+    pub perception: PerceptionGizmos,
+}
+
+/// Which agents' perception radii the overlay draws.
+#[derive(Reflect, Default, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Default, Debug, Clone, PartialEq)]
+pub enum PerceptionGizmos {
+    /// None.
+    #[default]
+    Off,
+    /// One agent's: readable in any crowd.
+    Agent(Entity),
+    /// Every agent's: for small scenes.
+    All,
 }
 
 fn draw_agents(
@@ -32,28 +46,35 @@ fn draw_agents(
     config: Res<FlockingConfig>,
     mut gizmos: Gizmos,
 ) {
-    if !overlay.velocity && !overlay.perception {
-        return;
-    }
     let crowd = sim.crowd();
-    for i in 0..crowd.len() {
-        let p = crowd.position(i);
-        if overlay.velocity {
+    if overlay.velocity {
+        for i in 0..crowd.len() {
+            let p = crowd.position(i);
             gizmos.line(p, p + crowd.velocity(i) * 0.5, css::YELLOW);
         }
-        if overlay.perception {
-            let perception = crowd.params_of(i).perception;
-            let radii = [
-                (perception.neighbour_radius, css::DEEP_SKY_BLUE),
-                (perception.separation_radius, css::TOMATO),
-            ];
-            for (radius, colour) in radii {
-                if config.is_planar() {
-                    gizmos.circle(Isometry3d::from_translation(p), radius, colour);
-                } else {
-                    gizmos.sphere(Isometry3d::from_translation(p), radius, colour);
-                }
+    }
+    let mut draw_perception = |i: usize| {
+        let p = crowd.position(i);
+        let perception = crowd.params_of(i).perception;
+        let radii = [
+            (perception.neighbour_radius, css::DEEP_SKY_BLUE),
+            (perception.separation_radius, css::TOMATO),
+        ];
+        for (radius, colour) in radii {
+            if config.is_planar() {
+                gizmos.circle(Isometry3d::from_translation(p), radius, colour);
+            } else {
+                gizmos.sphere(Isometry3d::from_translation(p), radius, colour);
             }
         }
+    };
+    match overlay.perception {
+        PerceptionGizmos::Off => {}
+        PerceptionGizmos::Agent(agent) => {
+            if let Some(i) = sim.index_of(agent) {
+                draw_perception(i);
+            }
+        }
+        PerceptionGizmos::All => (0..crowd.len()).for_each(draw_perception),
     }
 }

@@ -17,7 +17,7 @@ pub use components::{
 };
 pub use diagnostics::{FlockMetrics, InputCorrected};
 #[cfg(feature = "bevy_gizmos")]
-pub use gizmos::{FlockGizmos, FlockGizmosPlugin};
+pub use gizmos::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
 pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems};
 pub use simulation::FlockSimulation;
 pub use tuning::{Boundary, FlockTuning, FlockWeights, Perception, RuleStyle, SteeringLimits};
@@ -30,5 +30,5 @@ pub mod prelude {
         Perception, RuleStyle, SteeringLimits, Target, Velocity,
     };
     #[cfg(feature = "bevy_gizmos")]
-    pub use crate::{FlockGizmos, FlockGizmosPlugin};
+    pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
 }
