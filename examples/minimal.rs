@@ -193,7 +193,7 @@ fn capture(mut commands: Commands, mut frame: Local<u32>, mut exit: MessageWrite
     if *frame == frames {
         commands
             .spawn(Screenshot::primary_window())
-            .observe(save_to_disk(path));
+            .observe(save_to_disk(std::path::PathBuf::from(path)));
     }
     if *frame == frames + 30 {
         exit.write(AppExit::Success);
