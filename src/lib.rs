@@ -91,7 +91,7 @@
 //!
 //! | feature | what it adds |
 //! |---|---|
-//! | `bevy_gizmos` | [`FlockGizmosPlugin`]: velocity and perception radii drawn with gizmos |
+//! | `bevy_gizmos` | `FlockGizmosPlugin`: velocity and perception radii drawn with gizmos |
 //! | `examples` | the render stack for the windowed examples (not needed by games) |
 //!
 //! # FAQ
