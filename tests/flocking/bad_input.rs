@@ -36,7 +36,7 @@ fn broken_flock_tuning_is_corrected_and_reported_once() {
             perception: Perception {
                 neighbour_radius: -2.0,
                 separation_radius: 9.0,
-                field_of_view: 360.0,
+                ..default()
             },
             ..default()
         },

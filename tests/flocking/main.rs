@@ -3,6 +3,7 @@
 mod bad_input;
 mod boundaries;
 mod flocks;
+mod queries;
 mod rules;
 mod schedule;
 mod support;

@@ -88,6 +88,10 @@ pub struct FlockingConfig {
     pub max_timestep: Duration,
     /// Whether the plugin turns agents to face their velocity.
     pub orient_to_velocity: bool,
+    /// Agents per task of the parallel force pass on Bevy's compute task pool. Crowds no
+    /// larger than one chunk run on the calling thread, where spreading the work would cost
+    /// more than it saves. The result is the same for any value.
+    pub parallel_chunk_size: usize,
     /// Read-only: 3D or the XY plane, chosen with [`FlockingPlugin::planar`].
     #[reflect(ignore)]
     pub(crate) space: Space,
@@ -105,6 +109,7 @@ impl Default for FlockingConfig {
         Self {
             max_timestep: Duration::from_millis(100),
             orient_to_velocity: true,
+            parallel_chunk_size: 1024,
             space: Space::Volume,
         }
     }

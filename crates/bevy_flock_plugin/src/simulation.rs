@@ -7,7 +7,8 @@ use bevy::ecs::query::QueryData;
 use bevy::math::ops;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use flock_core::{AgentInput, AgentParams, Crowd, ParamsId, Space};
+use bevy::tasks::{ComputeTaskPool, TaskPool};
+use flock_core::{AgentInput, AgentParams, ChunkExecutor, Crowd, ParamsId, SlotResult, Space};
 
 use crate::diagnostics::Reporter;
 use crate::tuning::TuningParts;
@@ -23,7 +24,18 @@ pub struct FlockSimulation {
     crowd: Crowd,
     entities: Vec<Entity>,
     index: EntityHashMap<usize>,
+    /// The flock entity of each flock number; `None` for agents whose flock is missing.
+    flock_entities: Vec<Entity>,
     pub(crate) step_time: Duration,
+}
+
+/// An agent found by a spatial query of [`FlockSimulation`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NearbyAgent {
+    /// The agent.
+    pub entity: Entity,
+    /// Its distance from the query point.
+    pub distance: f32,
 }
 
 impl FlockSimulation {
@@ -32,6 +44,7 @@ impl FlockSimulation {
             crowd: Crowd::new(space),
             entities: Vec::new(),
             index: EntityHashMap::default(),
+            flock_entities: Vec::new(),
             step_time: Duration::ZERO,
         }
     }
@@ -64,6 +77,62 @@ impl FlockSimulation {
     /// `entity`'s steering force accumulated so far this tick.
     pub fn force(&self, entity: Entity) -> Option<Vec3> {
         self.index_of(entity).map(|i| self.crowd.force(i))
+    }
+
+    /// The flock `entity` belongs to this tick, if it is an agent of an existing flock.
+    pub fn flock_of(&self, entity: Entity) -> Option<Entity> {
+        let flock = self.crowd.flock(self.index_of(entity)?);
+        self.flock_entities.get(flock as usize).copied()
+    }
+
+    /// Every agent within `radius` of `point` for which `filter` holds, nearest first.
+    ///
+    /// Spatial queries answer from the neighbour grid, with positions as of this tick's
+    /// [`FlockingSystems::NeighbourLookup`]: run them after that set. Any radius works; large
+    /// ones cost more. A non-finite point or negative radius finds nothing.
+    pub fn agents_within(
+        &self,
+        point: Vec3,
+        radius: f32,
+        mut filter: impl FnMut(Entity) -> bool,
+    ) -> Vec<NearbyAgent> {
+        let mut found = Vec::new();
+        self.crowd.for_each_within(point, radius, |i, distance| {
+            let entity = self.entities[i];
+            if filter(entity) {
+                found.push(NearbyAgent { entity, distance });
+            }
+        });
+        found.sort_unstable_by(|a, b| {
+            a.distance
+                .total_cmp(&b.distance)
+                .then(a.entity.cmp(&b.entity))
+        });
+        found
+    }
+
+    /// The `k` agents nearest to `point` for which `filter` holds, nearest first (see
+    /// [`agents_within`](Self::agents_within) for when to query).
+    pub fn k_nearest(
+        &self,
+        point: Vec3,
+        k: usize,
+        mut filter: impl FnMut(Entity) -> bool,
+    ) -> Vec<NearbyAgent> {
+        self.crowd
+            .k_nearest(point, k, |i| filter(self.entities[i]))
+            .into_iter()
+            .map(|(i, distance)| NearbyAgent {
+                entity: self.entities[i],
+                distance,
+            })
+            .collect()
+    }
+
+    /// The agent nearest to `point` for which `filter` holds (see
+    /// [`agents_within`](Self::agents_within) for when to query).
+    pub fn nearest(&self, point: Vec3, filter: impl FnMut(Entity) -> bool) -> Option<NearbyAgent> {
+        self.k_nearest(point, 1, filter).into_iter().next()
     }
 
     /// Adds `force` (an acceleration) to `entity`'s steering for this tick; the sum is still
@@ -123,6 +192,7 @@ pub(crate) fn extract_agents(
     sim.crowd.set_space(config.space);
     sim.entities.clear();
     sim.index.clear();
+    sim.flock_entities.clear();
 
     let mut flock_entries = EntityHashMap::default();
     for (number, (entity, weights, limits, perception, boundary)) in flocks.iter().enumerate() {
@@ -135,6 +205,7 @@ pub(crate) fn extract_agents(
         let (params, corrections) = parts.params().sanitized();
         reporter.report(entity, &corrections);
         let params = sim.crowd.add_params(params);
+        sim.flock_entities.push(entity);
         let number = number as u32;
         flock_entries.insert(
             entity,
@@ -234,9 +305,31 @@ fn has_override(agent: &AgentDataItem) -> bool {
         || agent.boundary.is_some()
 }
 
-pub(crate) fn accumulate_forces(mut sim: ResMut<FlockSimulation>) {
+/// Runs the force pass in chunks on Bevy's compute task pool.
+struct TaskPoolExecutor {
+    chunk_size: usize,
+}
+
+impl ChunkExecutor for TaskPoolExecutor {
+    fn run(&self, results: &mut [SlotResult], work: &(dyn Fn(usize, &mut [SlotResult]) + Sync)) {
+        let chunk_size = self.chunk_size.max(1);
+        if results.len() <= chunk_size {
+            work(0, results);
+            return;
+        }
+        ComputeTaskPool::get_or_init(TaskPool::default).scope(|scope| {
+            for (k, chunk) in results.chunks_mut(chunk_size).enumerate() {
+                scope.spawn(async move { work(k * chunk_size, chunk) });
+            }
+        });
+    }
+}
+
+pub(crate) fn accumulate_forces(mut sim: ResMut<FlockSimulation>, config: Res<FlockingConfig>) {
     let started = Instant::now();
-    sim.crowd.accumulate_forces();
+    sim.crowd.accumulate_forces_on(&TaskPoolExecutor {
+        chunk_size: config.parallel_chunk_size,
+    });
     sim.step_time += started.elapsed();
 }
 

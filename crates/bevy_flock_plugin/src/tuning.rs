@@ -73,16 +73,21 @@ pub struct Perception {
     pub separation_radius: f32,
     /// Field of view in degrees around the heading: 360 sees all, 270 ignores the 90 behind.
     pub field_of_view: f32,
+    /// At most this many neighbours count, the nearest. When agents crowd together the scan
+    /// also stops after four times this many candidates in view (at least 64), which bounds
+    /// the work per agent. `None` counts every neighbour.
+    pub max_neighbours: Option<u32>,
 }
 
 impl Default for Perception {
-    /// Neighbour radius 4, separation radius 1.2, 360 degrees.
+    /// Neighbour radius 4, separation radius 1.2, 360 degrees, at most 64 neighbours.
     fn default() -> Self {
         let p = flock_core::Perception::default();
         Self {
             neighbour_radius: p.neighbour_radius,
             separation_radius: p.separation_radius,
             field_of_view: p.field_of_view,
+            max_neighbours: p.max_neighbours,
         }
     }
 }
@@ -167,7 +172,7 @@ impl FlockTuning {
             perception: Perception {
                 neighbour_radius: 50.0,
                 separation_radius: 20.0,
-                field_of_view: 360.0,
+                ..Perception::default()
             },
             boundary: Boundary::Wrap {
                 min: Vec3::new(-450.0, -280.0, 0.0),
@@ -235,6 +240,7 @@ impl From<Perception> for flock_core::Perception {
             neighbour_radius: p.neighbour_radius,
             separation_radius: p.separation_radius,
             field_of_view: p.field_of_view,
+            max_neighbours: p.max_neighbours,
         }
     }
 }

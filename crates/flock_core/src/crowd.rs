@@ -1,5 +1,7 @@
 //! The agent buffers and one simulation tick: neighbour index, forces, integration.
 
+use core::ops::ControlFlow;
+
 use glam::Vec3;
 
 use crate::grid::UniformGrid;
@@ -11,6 +13,10 @@ use crate::{Metrics, Space};
 const COINCIDENT_SQ: f32 = 1e-12;
 /// Squared-distance floor of the separation term, so it stays finite (at most 100 per neighbour).
 const SEPARATION_FLOOR_SQ: f32 = 1e-4;
+/// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
+/// view, then keeps the nearest `k`: the work per agent stays bounded even if every agent
+/// shares one cell.
+const CANDIDATES_PER_NEIGHBOUR: usize = 4;
 
 /// Index of a parameter set added with [`Crowd::add_params`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -91,6 +97,9 @@ pub struct Crowd {
     sorted_positions: Vec<Vec3>,
     sorted_velocities: Vec<Vec3>,
     sorted_flocks: Vec<u32>,
+    slot_results: Vec<SlotResult>,
+    /// Box around the positions at the last `build_index`, for the spatial queries.
+    bounds: (Vec3, Vec3),
 }
 
 impl Crowd {
@@ -222,6 +231,12 @@ impl Crowd {
             .map(|p| p.params.perception.neighbour_radius)
             .fold(0.0_f32, f32::max);
         self.grid.rebuild(&self.positions, cell);
+        self.bounds = self
+            .positions
+            .iter()
+            .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), &p| {
+                (lo.min(p), hi.max(p))
+            });
         let order = self.grid.order();
         self.sorted_positions.clear();
         self.sorted_velocities.clear();
@@ -236,72 +251,147 @@ impl Crowd {
 
     /// Computes every agent's steering force: separation, alignment, cohesion, target seeking
     /// and walls, each clamped to the agent's max force, then weighted and summed.
-    /// Call after [`build_index`](Self::build_index).
+    /// Call after [`build_index`](Self::build_index). Runs on the calling thread; see
+    /// [`accumulate_forces_on`](Self::accumulate_forces_on) for parallel execution.
     pub fn accumulate_forces(&mut self) {
+        self.accumulate_forces_on(&Serial);
+    }
+
+    /// [`accumulate_forces`](Self::accumulate_forces), with the per-agent work split into
+    /// chunks that `executor` may run on any threads. Each agent's result depends only on this
+    /// tick's buffers, so the outcome is bit-identical whatever the executor and thread count.
+    pub fn accumulate_forces_on(&mut self, executor: &dyn ChunkExecutor) {
         let n = self.len();
+        if self.sorted_positions.len() != n {
+            self.build_index();
+        }
+        let mut results = core::mem::take(&mut self.slot_results);
+        results.clear();
+        results.resize(n, SlotResult::default());
+        {
+            let this = &*self;
+            executor.run(&mut results, &|first_slot, chunk| {
+                this.compute_slots(first_slot, chunk)
+            });
+        }
         self.neighbour_counts.clear();
         self.neighbour_counts.resize(n, 0);
         self.nearest_sq.clear();
         self.nearest_sq.resize(n, f32::INFINITY);
-        if self.sorted_positions.len() != n {
-            self.build_index();
-        }
-        for slot in 0..n {
+        for (slot, result) in results.iter().enumerate() {
             let i = self.grid.order()[slot] as usize;
-            let scan = self.scan_neighbours(i);
-            let force = self.steering(i, &scan);
-            self.forces[i] += force;
-            self.neighbour_counts[i] = scan.count;
-            self.nearest_sq[i] = scan.nearest_sq;
+            self.forces[i] += result.force;
+            self.neighbour_counts[i] = result.neighbours;
+            self.nearest_sq[i] = result.nearest_sq;
+        }
+        self.slot_results = results;
+    }
+
+    /// Fills `out` with the results of the agents in sorted slots `first_slot..`.
+    fn compute_slots(&self, first_slot: usize, out: &mut [SlotResult]) {
+        let mut scratch = Vec::new();
+        for (k, result) in out.iter_mut().enumerate() {
+            let i = self.grid.order()[first_slot + k] as usize;
+            let scan = self.scan_neighbours(i, &mut scratch);
+            *result = SlotResult {
+                force: self.steering(i, &scan),
+                neighbours: scan.count,
+                nearest_sq: scan.nearest_sq,
+            };
         }
     }
 
-    fn scan_neighbours(&self, i: usize) -> Scan {
+    fn scan_neighbours(&self, i: usize, scratch: &mut Vec<Candidate>) -> Scan {
         let prepared = &self.params[self.param_ids[i] as usize];
         let p = self.positions[i];
         let heading = self.headings[i];
-        let flock = self.flocks[i];
+        let cap = prepared.params.perception.max_neighbours;
+        let budget = cap.map(|k| {
+            (k as usize)
+                .saturating_mul(CANDIDATES_PER_NEIGHBOUR)
+                .max(64)
+        });
         let mut scan = Scan {
             nearest_sq: f32::INFINITY,
             ..Scan::default()
         };
+        scratch.clear();
         for shift in self.seam_images(p, prepared).iter() {
             let centre = p + shift;
-            self.grid.for_each_candidate(centre, self.space, |slot| {
+            let flow = self.grid.for_each_candidate(centre, self.space, |slot| {
                 let j = self.grid.order()[slot] as usize;
                 if j == i {
-                    return;
+                    return ControlFlow::Continue(());
                 }
                 let offset = self.sorted_positions[slot] - centre;
                 let dist_sq = offset.length_squared();
                 if dist_sq > prepared.neighbour_radius_sq {
-                    return;
+                    return ControlFlow::Continue(());
                 }
                 if let Some(cos_half) = prepared.cos_half_fov
                     && heading != Vec3::ZERO
                     && dist_sq > COINCIDENT_SQ
                     && offset.dot(heading) < cos_half * dist_sq.sqrt()
                 {
-                    return;
+                    return ControlFlow::Continue(());
                 }
-                scan.count += 1;
-                scan.nearest_sq = scan.nearest_sq.min(dist_sq);
-                if dist_sq < prepared.separation_radius_sq {
-                    let away = if dist_sq > COINCIDENT_SQ {
-                        -offset
-                    } else {
-                        coincident_direction(i, j, self.space) * SEPARATION_FLOOR_SQ.sqrt()
-                    };
-                    scan.separation += away / dist_sq.max(SEPARATION_FLOOR_SQ);
+                let candidate = Candidate {
+                    dist_sq,
+                    slot: slot as u32,
+                    offset,
+                };
+                match budget {
+                    None => self.take_neighbour(i, &candidate, prepared, &mut scan),
+                    Some(budget) => {
+                        scratch.push(candidate);
+                        if scratch.len() >= budget {
+                            return ControlFlow::Break(());
+                        }
+                    }
                 }
-                if self.sorted_flocks[slot] == flock {
-                    scan.mates += 1;
-                    scan.velocity_sum += self.sorted_velocities[slot];
-                    scan.offset_sum += offset;
-                }
+                ControlFlow::Continue(())
             });
+            if flow.is_break() {
+                break;
+            }
+        }
+        if let Some(cap) = cap {
+            let cap = cap as usize;
+            if cap < scratch.len() {
+                // Over the cap: keep the nearest, in a canonical order.
+                let nearest_first = |a: &Candidate, b: &Candidate| {
+                    a.dist_sq.total_cmp(&b.dist_sq).then(a.slot.cmp(&b.slot))
+                };
+                scratch.select_nth_unstable_by(cap, nearest_first);
+                scratch[..cap].sort_unstable_by(nearest_first);
+                scratch.truncate(cap);
+            }
+            for candidate in scratch.iter() {
+                self.take_neighbour(i, candidate, prepared, &mut scan);
+            }
         }
         scan
+    }
+
+    /// Adds one neighbour of agent `i` to its scan.
+    fn take_neighbour(&self, i: usize, c: &Candidate, prepared: &Prepared, scan: &mut Scan) {
+        let slot = c.slot as usize;
+        scan.count += 1;
+        scan.nearest_sq = scan.nearest_sq.min(c.dist_sq);
+        if c.dist_sq < prepared.separation_radius_sq {
+            let away = if c.dist_sq > COINCIDENT_SQ {
+                -c.offset
+            } else {
+                let j = self.grid.order()[slot] as usize;
+                coincident_direction(i, j, self.space) * SEPARATION_FLOOR_SQ.sqrt()
+            };
+            scan.separation += away / c.dist_sq.max(SEPARATION_FLOOR_SQ);
+        }
+        if self.sorted_flocks[slot] == self.flocks[i] {
+            scan.mates += 1;
+            scan.velocity_sum += self.sorted_velocities[slot];
+            scan.offset_sum += c.offset;
+        }
     }
 
     /// The shifts under which agent `p` looks for neighbours: zero, plus, in a wrapping box,
@@ -427,6 +517,74 @@ impl Crowd {
         }
     }
 
+    /// Agent `i`'s flock number.
+    pub fn flock(&self, i: usize) -> u32 {
+        self.flocks[i]
+    }
+
+    /// Calls `visit(i, distance)` for every agent `i` within `radius` of `point`, using the
+    /// positions of the last [`build_index`](Self::build_index). Any radius works: the grid
+    /// visits the cells the sphere touches (the disc, on the plane). A non-finite point or a
+    /// negative radius finds nothing.
+    pub fn for_each_within(&self, point: Vec3, radius: f32, mut visit: impl FnMut(usize, f32)) {
+        if !point.is_finite()
+            || radius.is_nan()
+            || radius < 0.0
+            || self.sorted_positions.len() != self.len()
+        {
+            return;
+        }
+        let radius_sq = radius * radius;
+        self.grid
+            .for_each_in_reach(point, radius, self.space, |slot| {
+                let dist_sq = self.sorted_positions[slot].distance_squared(point);
+                if dist_sq <= radius_sq {
+                    visit(self.grid.order()[slot] as usize, dist_sq.sqrt());
+                }
+            });
+    }
+
+    /// The `k` agents nearest to `point` for which `filter` holds, as `(index, distance)`
+    /// nearest first (ties by index), using the positions of the last
+    /// [`build_index`](Self::build_index). Searches outward from the point's cell, doubling the
+    /// radius until `k` are found or the whole crowd is covered.
+    pub fn k_nearest(
+        &self,
+        point: Vec3,
+        k: usize,
+        mut filter: impl FnMut(usize) -> bool,
+    ) -> Vec<(usize, f32)> {
+        let mut found = Vec::new();
+        if k == 0 || self.is_empty() || !point.is_finite() {
+            return found;
+        }
+        let (lo, hi) = self.bounds;
+        let covers_all = point
+            .distance(lo.min(point))
+            .max(point.distance(hi.max(point)))
+            + (hi - lo).length();
+        let mut radius = self
+            .params
+            .iter()
+            .map(|p| p.params.perception.neighbour_radius)
+            .fold(f32::EPSILON, f32::max);
+        loop {
+            found.clear();
+            self.for_each_within(point, radius, |i, d| {
+                if filter(i) {
+                    found.push((i, d));
+                }
+            });
+            if found.len() >= k || radius >= covers_all || !radius.is_finite() {
+                break;
+            }
+            radius *= 2.0;
+        }
+        found.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        found.truncate(k);
+        found
+    }
+
     /// One whole tick: index, forces, integration.
     pub fn step(&mut self, dt: f32) {
         self.build_index();
@@ -475,6 +633,55 @@ impl Crowd {
             Space::Planar => v.with_z(0.0),
         }
     }
+}
+
+/// One agent's result of the force pass, in sorted-slot order.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SlotResult {
+    force: Vec3,
+    neighbours: u32,
+    nearest_sq: f32,
+}
+
+/// Runs the force pass's chunks. `run` must call `work(first_slot, chunk)` exactly once for
+/// every element of `results`, in chunks of any size on any threads.
+pub trait ChunkExecutor {
+    /// Covers `results` with calls of `work`.
+    fn run(&self, results: &mut [SlotResult], work: &(dyn Fn(usize, &mut [SlotResult]) + Sync));
+}
+
+/// Runs the whole force pass on the calling thread.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Serial;
+
+impl ChunkExecutor for Serial {
+    fn run(&self, results: &mut [SlotResult], work: &(dyn Fn(usize, &mut [SlotResult]) + Sync)) {
+        work(0, results);
+    }
+}
+
+/// Splits the force pass into one contiguous part per thread, on scoped std threads.
+#[derive(Clone, Copy, Debug)]
+pub struct ScopedThreads(pub usize);
+
+impl ChunkExecutor for ScopedThreads {
+    fn run(&self, results: &mut [SlotResult], work: &(dyn Fn(usize, &mut [SlotResult]) + Sync)) {
+        let threads = self.0.max(1);
+        let part = results.len().div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            for (k, chunk) in results.chunks_mut(part).enumerate() {
+                scope.spawn(move || work(k * part, chunk));
+            }
+        });
+    }
+}
+
+/// A neighbour found in the scan, before the cap picks the nearest.
+#[derive(Clone, Copy)]
+struct Candidate {
+    dist_sq: f32,
+    slot: u32,
+    offset: Vec3,
 }
 
 /// What one agent saw in its neighbourhood.

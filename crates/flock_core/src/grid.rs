@@ -1,5 +1,7 @@
 //! A uniform grid over unbounded space, rebuilt every tick by counting sort.
 
+use core::ops::ControlFlow;
+
 use glam::{IVec3, Vec3};
 
 use crate::Space;
@@ -77,10 +79,16 @@ impl UniformGrid {
     }
 
     /// Calls `visit` with the sorted slots of every agent in the cell of `p` and its adjacent
-    /// cells (27 in 3D, 9 on the plane), each slot once. Callers filter by distance.
-    pub fn for_each_candidate(&self, p: Vec3, space: Space, mut visit: impl FnMut(usize)) {
+    /// cells (27 in 3D, 9 on the plane), each slot once, until `visit` breaks. Callers filter
+    /// by distance.
+    pub fn for_each_candidate(
+        &self,
+        p: Vec3,
+        space: Space,
+        mut visit: impl FnMut(usize) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         if self.order.is_empty() {
-            return;
+            return ControlFlow::Continue(());
         }
         let centre = self.cell_of(p);
         let z_range = match space {
@@ -99,12 +107,60 @@ impl UniformGrid {
                     }
                     seen[seen_len] = b;
                     seen_len += 1;
-                    let start = self.bucket_start[b as usize] as usize;
-                    let end = self.bucket_start[b as usize + 1] as usize;
-                    (start..end).for_each(&mut visit);
+                    self.bucket_slots(b).try_for_each(&mut visit)?;
                 }
             }
         }
+        ControlFlow::Continue(())
+    }
+
+    /// Calls `visit` once with the sorted slot of every agent that may lie within `radius` of
+    /// `p`: the agents of every cell the sphere (disc on the plane) touches, or every agent
+    /// when that would visit more cells than the table has buckets. Callers filter by distance.
+    pub fn for_each_in_reach(
+        &self,
+        p: Vec3,
+        radius: f32,
+        space: Space,
+        mut visit: impl FnMut(usize),
+    ) {
+        if self.order.is_empty() || radius.is_nan() || radius < 0.0 {
+            return;
+        }
+        let (mut lo, mut hi) = (self.cell_of(p - radius), self.cell_of(p + radius));
+        if space == Space::Planar {
+            let z = self.cell_of(p).z;
+            (lo.z, hi.z) = (z, z);
+        }
+        let span = (hi - lo).as_i64vec3() + 1;
+        let cells = span.x.saturating_mul(span.y).saturating_mul(span.z);
+        if !radius.is_finite() || cells > self.bucket_count() as i64 {
+            (0..self.order.len()).for_each(visit);
+            return;
+        }
+        let mut buckets = Vec::with_capacity(cells as usize);
+        for z in lo.z..=hi.z {
+            for y in lo.y..=hi.y {
+                for x in lo.x..=hi.x {
+                    buckets.push(self.bucket(IVec3::new(x, y, z)));
+                }
+            }
+        }
+        buckets.sort_unstable();
+        buckets.dedup();
+        for b in buckets {
+            self.bucket_slots(b).for_each(&mut visit);
+        }
+    }
+
+    fn bucket_count(&self) -> usize {
+        self.bucket_start.len().saturating_sub(1)
+    }
+
+    fn bucket_slots(&self, b: u32) -> core::ops::Range<usize> {
+        let start = self.bucket_start[b as usize] as usize;
+        let end = self.bucket_start[b as usize + 1] as usize;
+        start..end
     }
 }
 
@@ -134,11 +190,12 @@ mod tests {
         grid.rebuild(&positions, radius);
         for (i, &p) in positions.iter().enumerate().step_by(7) {
             let mut found = Vec::new();
-            grid.for_each_candidate(p, Space::Volume, |slot| {
+            let _ = grid.for_each_candidate(p, Space::Volume, |slot| {
                 let j = grid.order()[slot] as usize;
                 if positions[j].distance(p) <= radius {
                     found.push(j);
                 }
+                ControlFlow::Continue(())
             });
             found.sort_unstable();
             let before = found.len();

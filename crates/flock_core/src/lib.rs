@@ -30,7 +30,7 @@ mod crowd;
 mod grid;
 mod params;
 
-pub use crowd::{AgentInput, Crowd, ParamsId};
+pub use crowd::{AgentInput, ChunkExecutor, Crowd, ParamsId, ScopedThreads, Serial, SlotResult};
 pub use glam;
 pub use grid::UniformGrid;
 pub use params::{

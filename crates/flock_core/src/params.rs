@@ -80,15 +80,20 @@ pub struct Perception {
     /// Field of view in degrees, centred on the heading: 360 sees all around, 270 ignores the
     /// 90-degree cone behind.
     pub field_of_view: f32,
+    /// At most this many neighbours count, the nearest ones. To bound the work when agents
+    /// crowd together, the scan stops after four times this many candidates in view (at least
+    /// 64) and keeps the nearest of those. `None` counts every neighbour.
+    pub max_neighbours: Option<u32>,
 }
 
 impl Default for Perception {
-    /// Neighbour radius 4, separation radius 1.2, full 360-degree view.
+    /// Neighbour radius 4, separation radius 1.2, full 360-degree view, at most 64 neighbours.
     fn default() -> Self {
         Self {
             neighbour_radius: 4.0,
             separation_radius: 1.2,
             field_of_view: 360.0,
+            max_neighbours: Some(64),
         }
     }
 }

@@ -284,3 +284,140 @@ fn agents_see_each_other_across_a_wrap_seam() {
         crowd.force(0)
     );
 }
+
+/// Seeded positions uniform in a cube of half-size `extent`.
+fn random_positions(n: usize, extent: f32, seed: u32) -> Vec<Vec3> {
+    let mut state = seed | 1;
+    let mut unit = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state as f32 / u32::MAX as f32
+    };
+    (0..n)
+        .map(|_| (Vec3::new(unit(), unit(), unit()) * 2.0 - 1.0) * extent)
+        .collect()
+}
+
+#[test]
+fn radius_queries_match_brute_force() {
+    for space in [Space::Volume, Space::Planar] {
+        let positions: Vec<Vec3> = random_positions(3_000, 30.0, 7)
+            .into_iter()
+            .map(|p| {
+                if space == Space::Planar {
+                    p.with_z(0.0)
+                } else {
+                    p
+                }
+            })
+            .collect();
+        let mut crowd = crowd_with(space, AgentParams::default(), &positions, |_| Vec3::ZERO);
+        crowd.build_index();
+        let queries = random_positions(60, 40.0, 8);
+        for (q, &point) in queries.iter().enumerate() {
+            let point = if space == Space::Planar {
+                point.with_z(0.0)
+            } else {
+                point
+            };
+            let radius = [0.0, 0.5, 3.0, 4.0, 9.5, 80.0][q % 6];
+            let mut found = Vec::new();
+            crowd.for_each_within(point, radius, |i, d| found.push((i, d)));
+            found.sort_unstable_by_key(|&(i, _)| i);
+            let brute: Vec<usize> = (0..positions.len())
+                .filter(|&i| positions[i].distance_squared(point) <= radius * radius)
+                .collect();
+            let found_ids: Vec<usize> = found.iter().map(|&(i, _)| i).collect();
+            assert_eq!(found_ids, brute, "{space:?} query {q}, radius {radius}");
+            for (i, d) in found {
+                assert!((d - positions[i].distance(point)).abs() < 1e-4);
+            }
+        }
+    }
+}
+
+#[test]
+fn nearest_queries_match_brute_force() {
+    let positions = random_positions(2_000, 25.0, 9);
+    let mut crowd = crowd_with(Space::Volume, AgentParams::default(), &positions, |_| {
+        Vec3::ZERO
+    });
+    crowd.build_index();
+    for (q, point) in random_positions(40, 60.0, 10).into_iter().enumerate() {
+        let k = [1, 5, 50, 3_000][q % 4];
+        let even = |i: usize| i.is_multiple_of(2);
+        let found = crowd.k_nearest(point, k, even);
+        let mut brute: Vec<(usize, f32)> = (0..positions.len())
+            .filter(|&i| even(i))
+            .map(|i| (i, positions[i].distance(point)))
+            .collect();
+        brute.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        brute.truncate(k);
+        let ids = |v: &[(usize, f32)]| v.iter().map(|&(i, _)| i).collect::<Vec<_>>();
+        assert_eq!(ids(&found), ids(&brute), "query {q}, k {k}");
+    }
+    assert!(crowd.k_nearest(Vec3::NAN, 3, |_| true).is_empty());
+}
+
+/// Positions and velocities after `ticks` ticks of a dense crowd, with the force pass run by
+/// `executor`.
+fn run_with(executor: &dyn ChunkExecutor, ticks: usize) -> Vec<[u32; 6]> {
+    let positions = random_positions(1_500, 8.0, 11);
+    let mut crowd = crowd_with(Space::Volume, AgentParams::default(), &positions, |i| {
+        Vec3::new(
+            (i % 7) as f32 - 3.0,
+            (i % 5) as f32 - 2.0,
+            (i % 3) as f32 - 1.0,
+        )
+    });
+    for _ in 0..ticks {
+        crowd.build_index();
+        crowd.accumulate_forces_on(executor);
+        crowd.integrate(1.0 / 60.0);
+    }
+    (0..crowd.len())
+        .map(|i| {
+            let (p, v) = (crowd.position(i), crowd.velocity(i));
+            [p.x, p.y, p.z, v.x, v.y, v.z].map(f32::to_bits)
+        })
+        .collect()
+}
+
+#[test]
+fn thread_count_does_not_change_the_result() {
+    let serial = run_with(&Serial, 30);
+    for threads in [1, 2, 4] {
+        assert!(
+            run_with(&ScopedThreads(threads), 30) == serial,
+            "{threads} threads differ"
+        );
+    }
+}
+
+#[test]
+fn the_neighbour_cap_keeps_the_nearest_and_bounds_the_scan() {
+    let metrics = |n: usize, cap: Option<u32>| {
+        // All `n` agents within one grid cell and within each other's radius.
+        let positions = random_positions(n, 0.5, 12);
+        let params = AgentParams {
+            perception: Perception {
+                max_neighbours: cap,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let mut crowd = crowd_with(Space::Volume, params, &positions, |_| Vec3::ZERO);
+        crowd.build_index();
+        crowd.accumulate_forces();
+        crowd.metrics()
+    };
+    // Worst case: 400 agents in one cell. The cap bounds what each agent takes in.
+    assert_eq!(metrics(400, None).mean_neighbours, 399.0);
+    assert_eq!(metrics(400, Some(10)).mean_neighbours, 10.0);
+    // Below the scan budget (64 candidates) the kept neighbours are the nearest ones, so the
+    // nearest-neighbour distances are exactly those without a cap.
+    let (all, capped) = (metrics(50, None), metrics(50, Some(10)));
+    assert_eq!(capped.mean_neighbours, 10.0);
+    assert_eq!(capped.mean_nearest_distance, all.mean_nearest_distance);
+}
