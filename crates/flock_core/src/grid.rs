@@ -1,6 +1,6 @@
 //! A uniform grid over unbounded space, rebuilt every tick by counting sort.
 
-use core::ops::ControlFlow;
+use core::ops::{ControlFlow, Range};
 
 use glam::{IVec3, Vec3};
 
@@ -14,7 +14,8 @@ use crate::Space;
 #[derive(Clone, Debug, Default)]
 pub struct UniformGrid {
     inv_cell_size: f32,
-    mask: u32,
+    /// 64 minus the number of bucket bits.
+    shift: u32,
     /// `bucket_start[b]..bucket_start[b + 1]` is bucket `b`'s range in `order`.
     bucket_start: Vec<u32>,
     /// Agent indices sorted by bucket (stable: equal buckets keep index order).
@@ -33,7 +34,7 @@ impl UniformGrid {
         };
         self.inv_cell_size = 1.0 / cell_size;
         let buckets = (positions.len() * 2).max(64).next_power_of_two();
-        self.mask = (buckets - 1) as u32;
+        self.shift = 64 - buckets.trailing_zeros();
 
         let mut agent_bucket = core::mem::take(&mut self.agent_bucket);
         agent_bucket.clear();
@@ -71,11 +72,13 @@ impl UniformGrid {
         IVec3::new(c.x as i32, c.y as i32, c.z as i32)
     }
 
+    /// Fibonacci hashing of the packed cell coordinates: the top bits of a 64-bit product,
+    /// which spread neighbouring cells evenly over the table.
     fn bucket(&self, cell: IVec3) -> u32 {
-        let h = (cell.x as u32).wrapping_mul(0x9E37_79B1)
-            ^ (cell.y as u32).wrapping_mul(0x85EB_CA77)
-            ^ (cell.z as u32).wrapping_mul(0xC2B2_AE3D);
-        (h ^ (h >> 15)) & self.mask
+        let key = u64::from(cell.x as u32 & 0x1F_FFFF)
+            | u64::from(cell.y as u32 & 0x1F_FFFF) << 21
+            | u64::from(cell.z as u32 & 0x1F_FFFF) << 42;
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as u32
     }
 
     /// Calls `visit` with the sorted slots of every agent in the cell of `p` and its adjacent
@@ -87,31 +90,46 @@ impl UniformGrid {
         space: Space,
         mut visit: impl FnMut(usize) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
+        let mut ranges = Vec::new();
+        self.stencil(self.cell_of(p), space, &mut ranges);
+        ranges.into_iter().flatten().try_for_each(&mut visit)
+    }
+
+    /// Fills `ranges` with the sorted-slot ranges of the agents in `cell` and its adjacent
+    /// cells (27 in 3D, 9 on the plane), each bucket once and empty ones left out, in bucket
+    /// order. All agents of a cell share this stencil.
+    pub fn stencil(&self, cell: IVec3, space: Space, ranges: &mut Vec<Range<usize>>) {
+        ranges.clear();
         if self.order.is_empty() {
-            return ControlFlow::Continue(());
+            return;
         }
-        let centre = self.cell_of(p);
         let z_range = match space {
             Space::Volume => -1..=1,
             Space::Planar => 0..=0,
         };
-        let mut seen = [0u32; 27];
-        let mut seen_len = 0;
+        let mut buckets = [0u32; 27];
+        let mut len = 0;
         for dz in z_range {
             for dy in -1..=1 {
                 for dx in -1..=1 {
-                    let cell = centre.saturating_add(IVec3::new(dx, dy, dz));
-                    let b = self.bucket(cell);
-                    if seen[..seen_len].contains(&b) {
-                        continue;
-                    }
-                    seen[seen_len] = b;
-                    seen_len += 1;
-                    self.bucket_slots(b).try_for_each(&mut visit)?;
+                    buckets[len] = self.bucket(cell.saturating_add(IVec3::new(dx, dy, dz)));
+                    len += 1;
                 }
             }
         }
-        ControlFlow::Continue(())
+        let buckets = &mut buckets[..len];
+        buckets.sort_unstable();
+        let mut previous = None;
+        for &b in buckets.iter() {
+            if previous == Some(b) {
+                continue;
+            }
+            previous = Some(b);
+            let range = self.bucket_slots(b);
+            if !range.is_empty() {
+                ranges.push(range);
+            }
+        }
     }
 
     /// Calls `visit` once with the sorted slot of every agent that may lie within `radius` of
@@ -157,7 +175,7 @@ impl UniformGrid {
         self.bucket_start.len().saturating_sub(1)
     }
 
-    fn bucket_slots(&self, b: u32) -> core::ops::Range<usize> {
+    fn bucket_slots(&self, b: u32) -> Range<usize> {
         let start = self.bucket_start[b as usize] as usize;
         let end = self.bucket_start[b as usize + 1] as usize;
         start..end

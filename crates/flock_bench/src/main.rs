@@ -1,0 +1,629 @@
+//! Benchmark runner for bevy_flock: one workload, several ways of finding neighbours, side by
+//! side in the same run.
+//!
+//! The workload: N agents uniform in a cube (a square in 2D) sized so that each has about 25
+//! neighbours within radius 4, moving in random directions at speed 3, the default rules on.
+//! Every method starts from the same seeded positions; the measured window is short (under a
+//! third of a second of simulated time), so the density barely changes, and the neighbours
+//! found at its end are reported beside the times.
+//!
+//! Methods, per tick:
+//! - `plugin`: the full `FlockingPlugin` tick in a headless Bevy app (copy in, grid, forces,
+//!   integration, writes of `Velocity` and `Transform`, Bevy's scheduling);
+//! - `kernel`: `flock_core::Crowd::step` alone (grid build, forces, integration);
+//! - `kd-tree`: kd-tree 0.6 (what bevy_spatial wraps): rebuild, then one within-radius query
+//!   per agent;
+//! - `kiddo`: kiddo's immutable tree, the same;
+//! - `brute`: every pair (up to 10k agents).
+//!
+//! "1 thread" runs everything on the calling thread; "2 threads" splits the per-agent work in
+//! two (the plugin on Bevy's compute task pool, the others on scoped threads).
+//!
+//! Run in release: `cargo run --release -p flock_bench` (add `-- --quick` for a short run).
+//! It prints a table and writes `BENCHMARKS.md` and `benchmarks.svg` in the current directory.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use bevy::app::{App, TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy};
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_flock_plugin::prelude::*;
+use flock_core::{AgentInput, AgentParams, Crowd, ScopedThreads, Serial, Space};
+
+/// Expected neighbours per agent within the radius, from the density.
+const NEIGHBOURS: f32 = 25.0;
+const RADIUS: f32 = 4.0;
+const SPEED: f32 = 3.0;
+const DT: f32 = 1.0 / 60.0;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    // `--only NAME` runs one method (e.g. to profile it); the report is then not written.
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+    let sizes: &[usize] = if quick {
+        &[1_000, 10_000]
+    } else {
+        &[1_000, 10_000, 50_000, 100_000]
+    };
+    let ticks = if quick { 5 } else { 15 };
+
+    // One compute pool for the whole run, with one thread per core here (2 on the CI box).
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut rows = Vec::new();
+    for &space in &[Space::Volume, Space::Planar] {
+        for &n in sizes {
+            let workload = Workload::new(n, space);
+            for threads in [1, 2] {
+                let wanted = |method: Method| only.as_deref().is_none_or(|o| o == method.name());
+                let mut measure = |method: Method, row: Option<Row>| {
+                    if let Some(row) = row {
+                        println!("{}", row.line());
+                        rows.push(row);
+                    } else {
+                        println!("{:>8} {:>7} {:?} skipped", method.name(), n, space);
+                    }
+                };
+                if wanted(Method::Plugin) {
+                    measure(
+                        Method::Plugin,
+                        Some(bench_plugin(&workload, threads, cores, ticks)),
+                    );
+                }
+                if wanted(Method::Kernel) {
+                    measure(
+                        Method::Kernel,
+                        Some(bench_kernel(&workload, threads, ticks)),
+                    );
+                }
+                if space == Space::Volume {
+                    if wanted(Method::KdTree) {
+                        measure(
+                            Method::KdTree,
+                            Some(bench_kd_tree(&workload, threads, ticks)),
+                        );
+                    }
+                    if wanted(Method::Kiddo) {
+                        measure(Method::Kiddo, Some(bench_kiddo(&workload, threads, ticks)));
+                    }
+                    if wanted(Method::Brute) {
+                        let brute = (n <= 10_000).then(|| bench_brute(&workload, threads, ticks));
+                        measure(Method::Brute, brute);
+                    }
+                }
+            }
+        }
+    }
+
+    if only.is_some() {
+        return;
+    }
+    let report = report(&rows, ticks);
+    std::fs::write("BENCHMARKS.md", &report).expect("write BENCHMARKS.md");
+    plot(&rows, "benchmarks.svg");
+    println!("\nwrote BENCHMARKS.md and benchmarks.svg");
+}
+
+/// Seeded starting state shared by every method.
+struct Workload {
+    space: Space,
+    positions: Vec<Vec3>,
+    velocities: Vec<Vec3>,
+}
+
+impl Workload {
+    fn new(n: usize, space: Space) -> Self {
+        // Density that gives NEIGHBOURS agents inside a ball (disc) of radius RADIUS.
+        let extent = match space {
+            Space::Volume => {
+                let ball = 4.0 / 3.0 * std::f32::consts::PI * RADIUS.powi(3);
+                (n as f32 * ball / NEIGHBOURS).cbrt()
+            }
+            Space::Planar => {
+                let disc = std::f32::consts::PI * RADIUS * RADIUS;
+                (n as f32 * disc / NEIGHBOURS).sqrt()
+            }
+        };
+        let mut state = 0x853C_49E6_748F_EA9B_u64;
+        let mut unit = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let flat = |v: Vec3| match space {
+            Space::Volume => v,
+            Space::Planar => v.with_z(0.0),
+        };
+        let mut positions = Vec::with_capacity(n);
+        let mut velocities = Vec::with_capacity(n);
+        for _ in 0..n {
+            positions.push(flat((Vec3::new(unit(), unit(), unit()) - 0.5) * extent));
+            let dir = flat(Vec3::new(unit(), unit(), unit()) - 0.5).normalize_or(Vec3::X);
+            velocities.push(dir * SPEED);
+        }
+        Self {
+            space,
+            positions,
+            velocities,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.positions.len()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Method {
+    Plugin,
+    Kernel,
+    KdTree,
+    Kiddo,
+    Brute,
+}
+
+impl Method {
+    const ALL: [Method; 5] = [
+        Method::Plugin,
+        Method::Kernel,
+        Method::KdTree,
+        Method::Kiddo,
+        Method::Brute,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Method::Plugin => "plugin",
+            Method::Kernel => "kernel",
+            Method::KdTree => "kd-tree",
+            Method::Kiddo => "kiddo",
+            Method::Brute => "brute",
+        }
+    }
+}
+
+/// One measured case.
+struct Row {
+    method: Method,
+    space: Space,
+    agents: usize,
+    threads: usize,
+    /// Median, 10th and 90th percentile of the tick time.
+    median: Duration,
+    p10: Duration,
+    p90: Duration,
+    /// Mean neighbours found per agent over the measured ticks.
+    neighbours: f32,
+    /// Mean candidates (distance tests) per agent, where the method exposes it.
+    candidates: Option<f32>,
+}
+
+impl Row {
+    fn ms(d: Duration) -> f64 {
+        d.as_secs_f64() * 1000.0
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "{:>8} {:>2}D {:>7} agents {} thr: median {:8.3} ms (p10 {:.3}, p90 {:.3}), {:5.0} ns/agent, {:5.1} neighbours, {} candidates per agent",
+            self.method.name(),
+            dims(self.space),
+            self.agents,
+            self.threads,
+            Self::ms(self.median),
+            Self::ms(self.p10),
+            Self::ms(self.p90),
+            self.median.as_secs_f64() * 1e9 / self.agents as f64,
+            self.neighbours,
+            self.candidates
+                .map_or("n/a".to_owned(), |c| format!("{c:.1}")),
+        )
+    }
+}
+
+fn dims(space: Space) -> u8 {
+    match space {
+        Space::Volume => 3,
+        Space::Planar => 2,
+    }
+}
+
+/// Runs `tick` for a few warm-up ticks and then `ticks` measured ones; returns the times.
+fn time_ticks(ticks: usize, mut tick: impl FnMut()) -> Vec<Duration> {
+    for _ in 0..2 {
+        tick();
+    }
+    (0..ticks)
+        .map(|_| {
+            let started = Instant::now();
+            tick();
+            started.elapsed()
+        })
+        .collect()
+}
+
+fn row(
+    method: Method,
+    workload: &Workload,
+    threads: usize,
+    mut times: Vec<Duration>,
+    neighbours: f32,
+    candidates: Option<f32>,
+) -> Row {
+    times.sort_unstable();
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    Row {
+        method,
+        space: workload.space,
+        agents: workload.len(),
+        threads,
+        median: at(0.5),
+        p10: at(0.1),
+        p90: at(0.9),
+        neighbours,
+        candidates,
+    }
+}
+
+fn bench_plugin(workload: &Workload, threads: usize, cores: usize, ticks: usize) -> Row {
+    let plugin = match workload.space {
+        Space::Volume => FlockingPlugin::default(),
+        Space::Planar => FlockingPlugin::default().planar(),
+    };
+    let mut app = App::new();
+    // Bevy's default split of 2 cores leaves the compute pool 1 thread, on which the
+    // systems themselves run; give it every core, as a game on a larger machine has.
+    let one = |threads| TaskPoolThreadAssignmentPolicy {
+        min_threads: threads,
+        max_threads: threads,
+        percent: 1.0,
+        on_thread_spawn: None,
+        on_thread_destroy: None,
+    };
+    let task_pool_options = TaskPoolOptions {
+        io: one(1),
+        async_compute: one(1),
+        compute: one(cores),
+        ..TaskPoolOptions::with_num_threads(cores + 2)
+    };
+    app.add_plugins(MinimalPlugins.set(TaskPoolPlugin { task_pool_options }))
+        .add_plugins(plugin)
+        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app.world_mut()
+        .resource_mut::<FlockingConfig>()
+        .parallel_chunk_size = if threads == 1 {
+        usize::MAX
+    } else {
+        workload.len().div_ceil(threads * 4).max(256)
+    };
+    let agents: Vec<_> = workload
+        .positions
+        .iter()
+        .zip(&workload.velocities)
+        .map(|(&p, &v)| (Agent, Transform::from_translation(p), Velocity(v)))
+        .collect();
+    app.world_mut().spawn_batch(agents);
+    app.finish();
+    app.cleanup();
+
+    let times = time_ticks(ticks, || app.update());
+    let neighbours = app.world().resource::<FlockMetrics>().mean_neighbours;
+    let candidates = app
+        .world()
+        .resource::<FlockSimulation>()
+        .crowd()
+        .candidates_per_agent();
+    row(
+        Method::Plugin,
+        workload,
+        threads,
+        times,
+        neighbours,
+        Some(candidates),
+    )
+}
+
+fn bench_kernel(workload: &Workload, threads: usize, ticks: usize) -> Row {
+    let mut crowd = Crowd::new(workload.space);
+    let params = crowd.add_params(AgentParams::default());
+    for (&position, &velocity) in workload.positions.iter().zip(&workload.velocities) {
+        crowd.push(AgentInput {
+            position,
+            velocity,
+            heading: Vec3::ZERO,
+            flock: 0,
+            params,
+            target: None,
+        });
+    }
+    let times = time_ticks(ticks, || {
+        crowd.build_index();
+        if threads == 1 {
+            crowd.accumulate_forces_on(&Serial);
+        } else {
+            crowd.accumulate_forces_on(&ScopedThreads(threads));
+        }
+        crowd.integrate(DT);
+    });
+    let neighbours = crowd.metrics().mean_neighbours;
+    let candidates = crowd.candidates_per_agent();
+    row(
+        Method::Kernel,
+        workload,
+        threads,
+        times,
+        neighbours,
+        Some(candidates),
+    )
+}
+
+/// Runs `query(i)` for every agent, split over `threads` scoped threads; returns the sum.
+fn for_all_agents(n: usize, threads: usize, query: impl Fn(usize) -> usize + Sync) -> usize {
+    if threads == 1 {
+        return (0..n).map(&query).sum();
+    }
+    let part = n.div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let query = &query;
+                scope.spawn(move || {
+                    (t * part..((t + 1) * part).min(n))
+                        .map(query)
+                        .sum::<usize>()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("worker")).sum()
+    })
+}
+
+fn bench_kd_tree(workload: &Workload, threads: usize, ticks: usize) -> Row {
+    let n = workload.len();
+    let mut found = 0;
+    let times = time_ticks(ticks, || {
+        let items: Vec<([f32; 3], u32)> = workload
+            .positions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.to_array(), i as u32))
+            .collect();
+        let tree = kd_tree::KdTree::build_by_ordered_float(items);
+        found = for_all_agents(n, threads, |i| {
+            // Minus the agent itself, which every radius query returns.
+            tree.within_radius(&workload.positions[i].to_array(), RADIUS)
+                .len()
+                - 1
+        });
+    });
+    row(
+        Method::KdTree,
+        workload,
+        threads,
+        times,
+        found as f32 / n as f32,
+        None,
+    )
+}
+
+fn bench_kiddo(workload: &Workload, threads: usize, ticks: usize) -> Row {
+    let n = workload.len();
+    let mut found = 0;
+    let points: Vec<[f32; 3]> = workload.positions.iter().map(|p| p.to_array()).collect();
+    let times = time_ticks(ticks, || {
+        let tree: kiddo::ImmutableKdTree<f32, 3> =
+            kiddo::ImmutableKdTree::new_from_slice(&points).expect("build kiddo tree");
+        found = for_all_agents(n, threads, |i| {
+            tree.query(&points[i])
+                .within::<kiddo::SquaredEuclidean<f32>>(RADIUS * RADIUS)
+                .unsorted()
+                .execute()
+                .len()
+                - 1
+        });
+    });
+    row(
+        Method::Kiddo,
+        workload,
+        threads,
+        times,
+        found as f32 / n as f32,
+        None,
+    )
+}
+
+fn bench_brute(workload: &Workload, threads: usize, ticks: usize) -> Row {
+    let n = workload.len();
+    let positions = &workload.positions;
+    let mut found = 0;
+    let times = time_ticks(ticks, || {
+        found = for_all_agents(n, threads, |i| {
+            let p = positions[i];
+            positions
+                .iter()
+                .filter(|q| q.distance_squared(p) <= RADIUS * RADIUS)
+                .count()
+                - 1
+        });
+    });
+    let candidates = Some(n as f32 - 1.0);
+    row(
+        Method::Brute,
+        workload,
+        threads,
+        times,
+        found as f32 / n as f32,
+        candidates,
+    )
+}
+
+fn find(rows: &[Row], method: Method, space: Space, agents: usize, threads: usize) -> Option<&Row> {
+    rows.iter().find(|r| {
+        r.method == method && r.space == space && r.agents == agents && r.threads == threads
+    })
+}
+
+fn report(rows: &[Row], ticks: usize) -> String {
+    let mut out = String::new();
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let _ = writeln!(
+        out,
+        "# Benchmarks\n\nWritten by `cargo run --release -p flock_bench` on {cpu}, {cores} cores, \
+         default compile target. Median tick time over {ticks} ticks after 2 warm-up ticks \
+         (p10–p90 in the raw output).\n\n\
+         **Workload**: N agents uniform in a cube (square in 2D) sized for about {NEIGHBOURS} \
+         neighbours within radius {RADIUS}, random headings at speed {SPEED}, the default rules; \
+         every method starts from the same seeded positions. `plugin` is the \
+         whole `FlockingPlugin` tick in a headless Bevy app; `kernel` is `Crowd` alone (grid, \
+         forces, integration); `kd-tree` (0.6, what bevy_spatial wraps) and `kiddo` rebuild a \
+         tree and run one within-radius query per agent; `brute` tests every pair. \
+         *neighbours* is found per agent, *candidates* the distance tests per agent.\n"
+    );
+    for space in [Space::Volume, Space::Planar] {
+        let _ = writeln!(
+            out,
+            "## {}D\n\n| method | agents | threads | median ms | ns / agent | neighbours | candidates |\n|---|---:|---:|---:|---:|---:|---:|",
+            dims(space)
+        );
+        for method in Method::ALL {
+            for r in rows
+                .iter()
+                .filter(|r| r.method == method && r.space == space)
+            {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {:.3} | {:.0} | {:.1} | {} |",
+                    method.name(),
+                    r.agents,
+                    r.threads,
+                    Row::ms(r.median),
+                    r.median.as_secs_f64() * 1e9 / r.agents as f64,
+                    r.neighbours,
+                    r.candidates.map_or("n/a".to_owned(), |c| format!("{c:.1}"))
+                );
+            }
+        }
+        out.push('\n');
+    }
+
+    let _ = writeln!(
+        out,
+        "## Derived figures (3D, 2 threads)\n\n| agents | plugin ms | kd-tree ms | kd-tree / plugin | ECS share of the plugin tick |\n|---:|---:|---:|---:|---:|"
+    );
+    let sizes: Vec<usize> = {
+        let mut s: Vec<usize> = rows.iter().map(|r| r.agents).collect();
+        s.sort_unstable();
+        s.dedup();
+        s
+    };
+    for &n in &sizes {
+        let get = |m| find(rows, m, Space::Volume, n, 2);
+        if let (Some(p), Some(k), Some(t)) = (
+            get(Method::Plugin),
+            get(Method::Kernel),
+            get(Method::KdTree),
+        ) {
+            let _ = writeln!(
+                out,
+                "| {n} | {:.3} | {:.3} | {:.1}x | {:.0}% |",
+                Row::ms(p.median),
+                Row::ms(t.median),
+                t.median.as_secs_f64() / p.median.as_secs_f64(),
+                100.0 * (1.0 - k.median.as_secs_f64() / p.median.as_secs_f64()),
+            );
+        }
+    }
+    let per_agent = |n| {
+        find(rows, Method::Plugin, Space::Volume, n, 2).map(|r| r.median.as_secs_f64() / n as f64)
+    };
+    if let (Some(small), Some(large)) = (per_agent(10_000), per_agent(100_000)) {
+        let _ = writeln!(
+            out,
+            "\nPlugin cost per agent at 100k over that at 10k: {:.2}x (flat scaling is 1).",
+            large / small
+        );
+    }
+    let _ = writeln!(out, "\n![ms per tick against agents](benchmarks.svg)");
+    out
+}
+
+fn plot(rows: &[Row], path: &str) {
+    use plotters::prelude::*;
+
+    let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
+    root.fill(&WHITE).expect("fill");
+    let max_n = rows.iter().map(|r| r.agents).max().unwrap_or(1) as f64;
+    let max_ms = rows.iter().map(|r| Row::ms(r.median)).fold(0.01, f64::max);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "Tick time against agents (3D, ~25 neighbours)",
+            ("sans-serif", 22),
+        )
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            (500.0..max_n * 1.5).log_scale(),
+            (0.01..max_ms * 2.0).log_scale(),
+        )
+        .expect("chart");
+    chart
+        .configure_mesh()
+        .x_desc("agents")
+        .y_desc("ms per tick (median)")
+        .draw()
+        .expect("mesh");
+    let colours = [RED, BLUE, GREEN, MAGENTA, BLACK];
+    for (method, colour) in Method::ALL.into_iter().zip(colours) {
+        for threads in [1, 2] {
+            let points: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|r| r.method == method && r.space == Space::Volume && r.threads == threads)
+                .map(|r| (r.agents as f64, Row::ms(r.median)))
+                .collect();
+            if points.is_empty() {
+                continue;
+            }
+            let style = if threads == 1 {
+                colour.stroke_width(1)
+            } else {
+                colour.stroke_width(3)
+            };
+            chart
+                .draw_series(LineSeries::new(points.clone(), style))
+                .expect("series")
+                .label(format!("{} ({} thr)", method.name(), threads))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+            chart
+                .draw_series(
+                    points
+                        .into_iter()
+                        .map(|p| Circle::new(p, 3, colour.filled())),
+                )
+                .expect("points");
+        }
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .expect("legend");
+    root.present().expect("write svg");
+}
