@@ -6,22 +6,49 @@ use glam::{IVec3, Vec3};
 
 use crate::Space;
 
-/// Uniform grid of cubic cells, hashed into a power-of-two bucket table so that the world needs
-/// no bounds and memory stays proportional to the agent count.
+/// Uniform grid of cubic cells, rebuilt by counting sort, with agents stored cell by cell so
+/// that each cell's agents are a contiguous range of slots.
 ///
-/// Agents are stored in bucket order, so the agents of one cell are a contiguous range. Two
-/// distant cells can share a bucket; that only adds candidates, which callers filter by distance.
+/// Where the agents' bounding box holds at most a few cells per agent, cells are numbered
+/// row by row over the box (dense layout): neighbouring cells along x are adjacent in memory,
+/// so a stencil reads 9 runs of slots rather than 27 scattered ones. Otherwise (an outlier
+/// far away, or non-finite positions) cells are hashed into a power-of-two table of about two
+/// buckets per agent, so the world needs no bounds and memory stays proportional to the agent
+/// count; two distant cells can then share a bucket, which only adds candidates that callers
+/// filter by distance.
 #[derive(Clone, Debug, Default)]
 pub struct UniformGrid {
     inv_cell_size: f32,
-    /// 64 minus the number of bucket bits.
-    shift: u32,
+    layout: Layout,
     /// `bucket_start[b]..bucket_start[b + 1]` is bucket `b`'s range in `order`.
     bucket_start: Vec<u32>,
     /// Agent indices sorted by bucket (stable: equal buckets keep index order).
     order: Vec<u32>,
     agent_bucket: Vec<u32>,
 }
+
+/// How cells map to buckets.
+#[derive(Clone, Copy, Debug)]
+enum Layout {
+    /// Cell `c` is bucket `(c - origin)` numbered row by row; cells outside `dims` map to
+    /// the always-empty bucket `empty`.
+    Dense {
+        origin: IVec3,
+        dims: IVec3,
+        empty: u32,
+    },
+    /// Cells hash into `2^(64 - shift)` buckets.
+    Hashed { shift: u32 },
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout::Hashed { shift: 58 }
+    }
+}
+
+/// The dense layout is used while it needs at most this many cells per agent.
+const DENSE_CELLS_PER_AGENT: i64 = 4;
 
 impl UniformGrid {
     /// Rebuilds the grid over `positions` with cells of `cell_size` (at least the largest query
@@ -33,8 +60,11 @@ impl UniformGrid {
             1.0
         };
         self.inv_cell_size = 1.0 / cell_size;
-        let buckets = (positions.len() * 2).max(64).next_power_of_two();
-        self.shift = 64 - buckets.trailing_zeros();
+        self.layout = self.choose_layout(positions);
+        let buckets = match self.layout {
+            Layout::Dense { empty, .. } => empty as usize + 1,
+            Layout::Hashed { shift } => 1 << (64 - shift),
+        };
 
         let mut agent_bucket = core::mem::take(&mut self.agent_bucket);
         agent_bucket.clear();
@@ -60,6 +90,36 @@ impl UniformGrid {
         }
     }
 
+    fn choose_layout(&self, positions: &[Vec3]) -> Layout {
+        let hashed = Layout::Hashed {
+            shift: 64
+                - (positions.len() * 2)
+                    .max(64)
+                    .next_power_of_two()
+                    .trailing_zeros(),
+        };
+        let (lo, hi) = positions
+            .iter()
+            .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), &p| {
+                (lo.min(p), hi.max(p))
+            });
+        if !(lo.is_finite() && hi.is_finite()) {
+            return hashed;
+        }
+        let (origin, last) = (self.cell_of(lo), self.cell_of(hi));
+        let dims = (last.as_i64vec3() - origin.as_i64vec3()) + 1;
+        let cells = dims.x.saturating_mul(dims.y).saturating_mul(dims.z);
+        let budget = (positions.len() as i64).max(16) * DENSE_CELLS_PER_AGENT;
+        if cells > budget {
+            return hashed;
+        }
+        Layout::Dense {
+            origin,
+            dims: dims.as_ivec3(),
+            empty: cells as u32,
+        }
+    }
+
     /// Agent indices in bucket order: slot `k` of the sorted buffers holds agent `order()[k]`.
     pub fn order(&self) -> &[u32] {
         &self.order
@@ -72,13 +132,34 @@ impl UniformGrid {
         IVec3::new(c.x as i32, c.y as i32, c.z as i32)
     }
 
-    /// Fibonacci hashing of the packed cell coordinates: the top bits of a 64-bit product,
-    /// which spread neighbouring cells evenly over the table.
     fn bucket(&self, cell: IVec3) -> u32 {
-        let key = u64::from(cell.x as u32 & 0x1F_FFFF)
-            | u64::from(cell.y as u32 & 0x1F_FFFF) << 21
-            | u64::from(cell.z as u32 & 0x1F_FFFF) << 42;
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as u32
+        match self.layout {
+            Layout::Dense {
+                origin,
+                dims,
+                empty,
+            } => {
+                let c = cell.saturating_sub(origin);
+                if c.cmplt(IVec3::ZERO).any() || c.cmpge(dims).any() {
+                    empty
+                } else {
+                    (c.x + dims.x * (c.y + dims.y * c.z)) as u32
+                }
+            }
+            Layout::Hashed { shift } => {
+                // Pack the coordinates, mix all bits (the 64-bit finaliser of MurmurHash3),
+                // and take the top bits.
+                let mut key = u64::from(cell.x as u32 & 0x1F_FFFF)
+                    | u64::from(cell.y as u32 & 0x1F_FFFF) << 21
+                    | u64::from(cell.z as u32 & 0x1F_FFFF) << 42;
+                key ^= key >> 33;
+                key = key.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+                key ^= key >> 33;
+                key = key.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+                key ^= key >> 33;
+                (key >> shift) as u32
+            }
+        }
     }
 
     /// Calls `visit` with the sorted slots of every agent in the cell of `p` and its adjacent
@@ -126,8 +207,13 @@ impl UniformGrid {
             }
             previous = Some(b);
             let range = self.bucket_slots(b);
-            if !range.is_empty() {
-                ranges.push(range);
+            if range.is_empty() {
+                continue;
+            }
+            // Adjacent buckets (a row of cells in the dense layout) form one run.
+            match ranges.last_mut() {
+                Some(last) if last.end == range.start => last.end = range.end,
+                _ => ranges.push(range),
             }
         }
     }
@@ -202,7 +288,15 @@ mod tests {
 
     #[test]
     fn candidates_cover_every_agent_within_one_cell() {
-        let positions = scatter(2_000, 40.0);
+        // Compact: the dense layout.
+        check_candidates(scatter(2_000, 40.0));
+        // One agent far away makes the box too large for dense cells: the hashed layout.
+        let mut far = scatter(2_000, 40.0);
+        far.push(Vec3::splat(1e6));
+        check_candidates(far);
+    }
+
+    fn check_candidates(positions: Vec<Vec3>) {
         let radius = 3.0;
         let mut grid = UniformGrid::default();
         grid.rebuild(&positions, radius);
