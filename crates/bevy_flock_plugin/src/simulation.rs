@@ -23,7 +23,9 @@ use crate::*;
 pub struct FlockSimulation {
     crowd: Crowd,
     entities: Vec<Entity>,
-    index: EntityHashMap<usize>,
+    /// Kernel index by entity index (`Entity::index_u32`); an entry is valid only if `entities`
+    /// holds the same entity there, so stale entries need no clearing.
+    index: Vec<u32>,
     /// The flock entity of each flock number; `None` for agents whose flock is missing.
     flock_entities: Vec<Entity>,
     pub(crate) step_time: Duration,
@@ -43,7 +45,7 @@ impl FlockSimulation {
         Self {
             crowd: Crowd::new(space),
             entities: Vec::new(),
-            index: EntityHashMap::default(),
+            index: Vec::new(),
             flock_entities: Vec::new(),
             step_time: Duration::ZERO,
         }
@@ -61,7 +63,8 @@ impl FlockSimulation {
 
     /// The kernel index of `entity`, if it is an agent this tick.
     pub fn index_of(&self, entity: Entity) -> Option<usize> {
-        self.index.get(&entity).copied()
+        let i = *self.index.get(entity.index_u32() as usize)? as usize;
+        (self.entities.get(i) == Some(&entity)).then_some(i)
     }
 
     /// `entity`'s position this tick.
@@ -191,7 +194,6 @@ pub(crate) fn extract_agents(
     sim.crowd.clear();
     sim.crowd.set_space(config.space);
     sim.entities.clear();
-    sim.index.clear();
     sim.flock_entities.clear();
 
     let mut flock_entries = EntityHashMap::default();
@@ -218,9 +220,18 @@ pub(crate) fn extract_agents(
     }
     let mut fallback: Option<ParamsId> = None;
 
+    // Agents of one flock usually come in a row: look their flock up once per run.
+    let mut last_flock: Option<(Entity, Option<&FlockEntry>)> = None;
     for agent in &agents {
         let flock_entity = agent.flock.map_or(default_flock.0, |f| f.0);
-        let entry = flock_entries.get(&flock_entity);
+        let entry = match last_flock {
+            Some((entity, entry)) if entity == flock_entity => entry,
+            _ => {
+                let entry = flock_entries.get(&flock_entity);
+                last_flock = Some((flock_entity, entry));
+                entry
+            }
+        };
         if entry.is_none() {
             reporter.warn_once(
                 flock_entity,
@@ -291,7 +302,11 @@ pub(crate) fn extract_agents(
 
         let i = sim.crowd.push(input);
         sim.entities.push(agent.entity);
-        sim.index.insert(agent.entity, i);
+        let slot = agent.entity.index_u32() as usize;
+        if sim.index.len() <= slot {
+            sim.index.resize(slot + 1, u32::MAX);
+        }
+        sim.index[slot] = i as u32;
     }
 
     sim.crowd.build_index();
@@ -337,7 +352,7 @@ pub(crate) fn integrate(
     mut sim: ResMut<FlockSimulation>,
     config: Res<FlockingConfig>,
     time: Res<Time>,
-    mut agents: Query<(&mut Transform, &mut Velocity, &mut SteeringState), With<Agent>>,
+    mut agents: Query<(Entity, &mut Transform, &mut Velocity, &mut SteeringState), With<Agent>>,
     mut warned_long_frame: Local<bool>,
 ) {
     let started = Instant::now();
@@ -356,8 +371,8 @@ pub(crate) fn integrate(
     let sim = &mut *sim;
     sim.crowd.integrate(dt.as_secs_f32());
 
-    for (i, &entity) in sim.entities.iter().enumerate() {
-        let Ok((mut transform, mut velocity, mut state)) = agents.get_mut(entity) else {
+    for (entity, mut transform, mut velocity, mut state) in &mut agents {
+        let Some(i) = sim.index_of(entity) else {
             continue;
         };
         let position = sim.crowd.position(i);

@@ -74,7 +74,7 @@ pub struct Perception {
     /// Field of view in degrees around the heading: 360 sees all, 270 ignores the 90 behind.
     pub field_of_view: f32,
     /// At most this many neighbours count, the nearest. When agents crowd together the scan
-    /// also stops after four times this many candidates in view (at least 64), which bounds
+    /// also stops after four times this many candidates in range (at least 64), which bounds
     /// the work per agent. `None` counts every neighbour.
     pub max_neighbours: Option<u32>,
 }

@@ -14,9 +14,11 @@ const COINCIDENT_SQ: f32 = 1e-12;
 /// Squared-distance floor of the separation term, so it stays finite (at most 100 per neighbour).
 const SEPARATION_FLOOR_SQ: f32 = 1e-4;
 /// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
-/// view, then keeps the nearest `k`: the work per agent stays bounded even if every agent
+/// range, then keeps the nearest `k`: the work per agent stays bounded even if every agent
 /// shares one cell.
 const CANDIDATES_PER_NEIGHBOUR: usize = 4;
+/// Candidates scanned between checks of the scan budget.
+const SCAN_BLOCK: usize = 64;
 
 /// Index of a parameter set added with [`Crowd::add_params`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -332,8 +334,10 @@ impl Crowd {
         let budget = cap.map_or(usize::MAX, |k| {
             k.saturating_mul(CANDIDATES_PER_NEIGHBOUR).max(64)
         });
-        let mut scan = Scan::new();
-        scratch.clear();
+        // Pass 1, without branches on the data: every candidate is written to `scratch` and
+        // kept (by advancing `found`) only if it is in range, so the unpredictable radius
+        // test costs no mispredicted jumps.
+        let mut found = 0;
         'images: for shift in self.seam_images(p, prepared).iter() {
             let centre = p + shift;
             let ranges = if shift == Vec3::ZERO {
@@ -344,50 +348,60 @@ impl Crowd {
                 seam_stencil.as_slice()
             };
             for range in ranges {
-                for slot in range.clone() {
-                    if slot == own_slot {
-                        continue;
+                // In blocks, so that the scan budget holds even when one cell holds everyone.
+                for block in range.clone().step_by(SCAN_BLOCK) {
+                    let block = block..(block + SCAN_BLOCK).min(range.end);
+                    let needed = found + block.len();
+                    if scratch.len() < needed {
+                        scratch.resize(needed, Candidate::default());
                     }
-                    let offset = self.sorted_positions[slot] - centre;
-                    let dist_sq = offset.length_squared();
-                    if dist_sq > prepared.neighbour_radius_sq {
-                        continue;
+                    for slot in block {
+                        let offset = self.sorted_positions[slot] - centre;
+                        let dist_sq = offset.length_squared();
+                        scratch[found] = Candidate {
+                            dist_sq,
+                            slot: slot as u32,
+                            offset,
+                        };
+                        let in_range = dist_sq <= prepared.neighbour_radius_sq;
+                        found += usize::from(in_range & (slot != own_slot));
                     }
-                    if let Some(cos_half) = prepared.cos_half_fov
-                        && heading != Vec3::ZERO
-                        && dist_sq > COINCIDENT_SQ
-                        && offset.dot(heading) < cos_half * dist_sq.sqrt()
-                    {
-                        continue;
-                    }
-                    let candidate = Candidate {
-                        dist_sq,
-                        slot: slot as u32,
-                        offset,
-                    };
-                    self.take_neighbour(i, &candidate, prepared, &mut scan);
-                    if cap.is_some() {
-                        scratch.push(candidate);
-                        if scratch.len() >= budget {
-                            break 'images;
-                        }
+                    if found >= budget {
+                        break 'images;
                     }
                 }
             }
         }
-        if let Some(cap) = cap
-            && cap < scratch.len()
+        // Pass 2: the field of view, then the cap, then the rules.
+        if let Some(cos_half) = prepared.cos_half_fov
+            && heading != Vec3::ZERO
         {
-            // Over the cap: start again from the nearest, in a canonical order.
+            let mut visible = 0;
+            for k in 0..found {
+                let c = scratch[k];
+                if c.dist_sq <= COINCIDENT_SQ
+                    || c.offset.dot(heading) >= cos_half * c.dist_sq.sqrt()
+                {
+                    scratch[visible] = c;
+                    visible += 1;
+                }
+            }
+            found = visible;
+        }
+        if let Some(cap) = cap
+            && cap < found
+        {
+            // Over the cap: the nearest, in a canonical order.
             let nearest_first = |a: &Candidate, b: &Candidate| {
                 a.dist_sq.total_cmp(&b.dist_sq).then(a.slot.cmp(&b.slot))
             };
-            scratch.select_nth_unstable_by(cap, nearest_first);
+            scratch[..found].select_nth_unstable_by(cap, nearest_first);
             scratch[..cap].sort_unstable_by(nearest_first);
-            scan = Scan::new();
-            for candidate in &scratch[..cap] {
-                self.take_neighbour(i, candidate, prepared, &mut scan);
-            }
+            found = cap;
+        }
+        let mut scan = Scan::new();
+        for candidate in &scratch[..found] {
+            self.take_neighbour(i, candidate, prepared, &mut scan);
         }
         scan
     }
@@ -718,7 +732,7 @@ impl ChunkExecutor for ScopedThreads {
 }
 
 /// A neighbour found in the scan, before the cap picks the nearest.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Candidate {
     dist_sq: f32,
     slot: u32,

@@ -44,7 +44,7 @@ pub enum Space {
     #[default]
     Volume,
     /// The XY plane: z of positions, velocities and forces is kept at zero, and the grid scans
-    /// 9 cells instead of 27.
+    /// one layer of cells instead of a block.
     Planar,
 }
 

@@ -81,8 +81,8 @@ pub struct Perception {
     /// 90-degree cone behind.
     pub field_of_view: f32,
     /// At most this many neighbours count, the nearest ones. To bound the work when agents
-    /// crowd together, the scan stops after four times this many candidates in view (at least
-    /// 64) and keeps the nearest of those. `None` counts every neighbour.
+    /// crowd together, the scan stops after four times this many candidates in range (at
+    /// least 64) and keeps the nearest of those. `None` counts every neighbour.
     pub max_neighbours: Option<u32>,
 }
 
