@@ -368,27 +368,31 @@ pub(crate) fn integrate(
         }
         dt = config.max_timestep;
     }
-    let sim = &mut *sim;
     sim.crowd.integrate(dt.as_secs_f32());
 
-    for (entity, mut transform, mut velocity, mut state) in &mut agents {
-        let Some(i) = sim.index_of(entity) else {
-            continue;
-        };
-        let position = sim.crowd.position(i);
-        let heading = sim.crowd.heading(i);
-        transform.translation = position;
-        velocity.0 = sim.crowd.velocity(i);
-        *state = SteeringState {
-            heading,
-            last_valid_position: position,
-        };
-        if config.orient_to_velocity && heading != Vec3::ZERO {
-            transform.rotation = match config.space {
-                Space::Volume => Transform::default().looking_to(heading, Vec3::Y).rotation,
-                Space::Planar => Quat::from_rotation_z(ops::atan2(heading.y, heading.x)),
+    // Each agent's write-back is independent: spread it over the compute task pool.
+    let (orient, space) = (config.orient_to_velocity, config.space);
+    let sim_ref = &*sim;
+    agents
+        .par_iter_mut()
+        .for_each(|(entity, mut transform, mut velocity, mut state)| {
+            let Some(i) = sim_ref.index_of(entity) else {
+                return;
             };
-        }
-    }
+            let position = sim_ref.crowd.position(i);
+            let heading = sim_ref.crowd.heading(i);
+            transform.translation = position;
+            velocity.0 = sim_ref.crowd.velocity(i);
+            *state = SteeringState {
+                heading,
+                last_valid_position: position,
+            };
+            if orient && heading != Vec3::ZERO {
+                transform.rotation = match space {
+                    Space::Volume => Transform::default().looking_to(heading, Vec3::Y).rotation,
+                    Space::Planar => Quat::from_rotation_z(ops::atan2(heading.y, heading.x)),
+                };
+            }
+        });
     sim.step_time += started.elapsed();
 }

@@ -51,7 +51,7 @@ fn main() {
     } else {
         &[1_000, 10_000, 50_000, 100_000]
     };
-    let ticks = if quick { 5 } else { 15 };
+    let ticks = if quick { 5 } else { 31 };
 
     // One compute pool for the whole run, with one thread per core here (2 on the CI box).
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -484,7 +484,7 @@ fn report(rows: &[Row], ticks: usize) -> String {
         out,
         "# Benchmarks\n\nWritten by `cargo run --release -p flock_bench` on {cpu}, {cores} cores, \
          default compile target. Median tick time over {ticks} ticks after 2 warm-up ticks \
-         (p10–p90 in the raw output).\n\n\
+         (with the 10th and 90th percentiles).\n\n\
          **Workload**: N agents uniform in a cube (square in 2D) sized for about {NEIGHBOURS} \
          neighbours within radius {RADIUS}, random headings at speed {SPEED}, the default rules; \
          every method starts from the same seeded positions. `plugin` is the \
@@ -496,7 +496,7 @@ fn report(rows: &[Row], ticks: usize) -> String {
     for space in [Space::Volume, Space::Planar] {
         let _ = writeln!(
             out,
-            "## {}D\n\n| method | agents | threads | median ms | ns / agent | neighbours | candidates |\n|---|---:|---:|---:|---:|---:|---:|",
+            "## {}D\n\n| method | agents | threads | median ms | p10 ms | p90 ms | ns / agent | neighbours | candidates |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|",
             dims(space)
         );
         for method in Method::ALL {
@@ -506,11 +506,13 @@ fn report(rows: &[Row], ticks: usize) -> String {
             {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {:.3} | {:.0} | {:.1} | {} |",
+                    "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.0} | {:.1} | {} |",
                     method.name(),
                     r.agents,
                     r.threads,
                     Row::ms(r.median),
+                    Row::ms(r.p10),
+                    Row::ms(r.p90),
                     r.median.as_secs_f64() * 1e9 / r.agents as f64,
                     r.neighbours,
                     r.candidates.map_or("n/a".to_owned(), |c| format!("{c:.1}"))
@@ -550,7 +552,7 @@ fn report(rows: &[Row], ticks: usize) -> String {
     let _ = writeln!(
         out,
         "\nThe ECS share is 1 - kernel / plugin, from medians of separate runs on a shared \
-         machine whose tick times spread by up to ±20% (p10-p90 in the runner's output); \
+         machine whose tick times spread by up to ±20% (see p10 and p90 above); \
          near zero or below it, the difference is inside that noise."
     );
     let per_agent = |n| {
