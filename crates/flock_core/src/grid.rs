@@ -370,8 +370,8 @@ mod tests {
             -2.5, -2.0, -1.0, -0.5, -1e-7, 0.0, 1e-7, 0.5, 1.0, 2.5, 1e6, -1e6,
         ] {
             let cell = grid.cell_of(Vec3::new(x, -x, 0.0));
-            assert_eq!(cell.x, (x as f32).floor() as i32, "{x}");
-            assert_eq!(cell.y, (-x as f32).floor() as i32, "{}", -x);
+            assert_eq!(cell.x, x.floor() as i32, "{x}");
+            assert_eq!(cell.y, (-x).floor() as i32, "{}", -x);
         }
         let far = grid.cell_of(Vec3::new(1e30, -1e30, f32::NAN));
         assert_eq!(far, IVec3::new(i32::MAX, i32::MIN, 0));
