@@ -91,6 +91,10 @@ pub struct FlockingConfig {
     /// Agents per task of the parallel force pass on Bevy's compute task pool. Crowds no
     /// larger than one chunk run on the calling thread, where spreading the work would cost
     /// more than it saves. The result is the same for any value.
+    ///
+    /// The chunks run on Bevy's compute task pool, whose size `TaskPoolPlugin` sets: its
+    /// default split leaves the compute pool a single thread on a 2-core machine, where this
+    /// pass then gains nothing; from 4 cores on it has several.
     pub parallel_chunk_size: usize,
     /// Read-only: 3D or the XY plane, chosen with [`FlockingPlugin::planar`].
     #[reflect(ignore)]
