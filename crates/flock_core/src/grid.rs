@@ -314,26 +314,14 @@ fn push_run(ranges: &mut Vec<Range<usize>>, run: Range<usize>) {
 mod tests {
     use super::*;
 
-    /// A small deterministic generator so the kernel's tests need no dependency.
-    fn scatter(n: usize, extent: f32) -> Vec<Vec3> {
-        let mut state = 0x2545_F491_u32;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state as f32 / u32::MAX as f32
-        };
-        (0..n)
-            .map(|_| Vec3::new(next(), next(), next()) * extent - extent * 0.5)
-            .collect()
-    }
+    use crate::tests::random_positions;
 
     #[test]
     fn candidates_cover_every_agent_within_one_cell() {
         // Compact: the dense layout.
-        check_candidates(scatter(2_000, 40.0));
+        check_candidates(random_positions(2_000, 20.0, 1));
         // One agent far away makes the box too large for dense cells: the hashed layout.
-        let mut far = scatter(2_000, 40.0);
+        let mut far = random_positions(2_000, 20.0, 1);
         far.push(Vec3::splat(1e6));
         check_candidates(far);
     }

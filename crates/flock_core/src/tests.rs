@@ -285,8 +285,9 @@ fn agents_see_each_other_across_a_wrap_seam() {
     );
 }
 
-/// Seeded positions uniform in a cube of half-size `extent`.
-fn random_positions(n: usize, extent: f32, seed: u32) -> Vec<Vec3> {
+/// Seeded positions uniform in a cube of half-size `extent`, so the kernel's tests need no
+/// dependency.
+pub(crate) fn random_positions(n: usize, extent: f32, seed: u32) -> Vec<Vec3> {
     let mut state = seed | 1;
     let mut unit = move || {
         state ^= state << 13;
