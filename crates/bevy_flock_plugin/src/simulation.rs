@@ -26,7 +26,8 @@ pub struct FlockSimulation {
     /// Kernel index by entity index (`Entity::index_u32`); an entry is valid only if `entities`
     /// holds the same entity there, so stale entries need no clearing.
     index: Vec<u32>,
-    /// The flock entity of each flock number; `None` for agents whose flock is missing.
+    /// The flock entity of each flock number (agents whose flock is missing have a number
+    /// past its end).
     flock_entities: Vec<Entity>,
     pub(crate) step_time: Duration,
 }

@@ -100,8 +100,6 @@ pub struct Crowd {
     sorted_velocities: Vec<Vec3>,
     sorted_flocks: Vec<u32>,
     slot_results: Vec<SlotResult>,
-    /// Box around the positions at the last `build_index`, for the spatial queries.
-    bounds: (Vec3, Vec3),
 }
 
 impl Crowd {
@@ -223,22 +221,16 @@ impl Crowd {
         }
     }
 
-    /// Rebuilds the neighbour index: a uniform grid with cells as large as the largest
-    /// neighbour radius, and copies of positions, velocities and flocks in cell order so that
-    /// each neighbourhood is read from a few contiguous ranges.
+    /// Rebuilds the neighbour index: a uniform grid sized for the largest neighbour radius
+    /// (see [`UniformGrid`]), and copies of positions, velocities and flocks in cell order so
+    /// that each neighbourhood is read from a few contiguous ranges.
     pub fn build_index(&mut self) {
-        let cell = self
+        let radius = self
             .params
             .iter()
             .map(|p| p.params.perception.neighbour_radius)
             .fold(0.0_f32, f32::max);
-        self.grid.rebuild(&self.positions, cell);
-        self.bounds = self
-            .positions
-            .iter()
-            .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), &p| {
-                (lo.min(p), hi.max(p))
-            });
+        self.grid.rebuild(&self.positions, radius);
         let order = self.grid.order();
         self.sorted_positions.clear();
         self.sorted_velocities.clear();
@@ -613,16 +605,12 @@ impl Crowd {
         if k == 0 || self.is_empty() || !point.is_finite() {
             return found;
         }
-        let (lo, hi) = self.bounds;
+        let (lo, hi) = self.grid.bounds();
         let covers_all = point
             .distance(lo.min(point))
             .max(point.distance(hi.max(point)))
             + (hi - lo).length();
-        let mut radius = self
-            .params
-            .iter()
-            .map(|p| p.params.perception.neighbour_radius)
-            .fold(f32::EPSILON, f32::max);
+        let mut radius = self.grid.radius();
         loop {
             found.clear();
             self.for_each_within(point, radius, |i, d| {

@@ -22,6 +22,10 @@ pub struct UniformGrid {
     inv_cell_size: f32,
     /// How many cells a scan reaches out from the agent's cell on each axis.
     reach: i32,
+    /// The radius the grid was last built for.
+    radius: f32,
+    /// Box around the positions of the last rebuild.
+    bounds: (Vec3, Vec3),
     layout: Layout,
     /// `bucket_start[b]..bucket_start[b + 1]` is bucket `b`'s range in `order`.
     bucket_start: Vec<u32>,
@@ -64,7 +68,13 @@ impl UniformGrid {
         } else {
             1.0
         };
-        self.layout = self.choose_layout(positions, radius);
+        self.radius = radius;
+        self.bounds = positions
+            .iter()
+            .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), &p| {
+                (lo.min(p), hi.max(p))
+            });
+        self.layout = self.choose_layout(positions.len(), radius);
         let buckets = match self.layout {
             Layout::Dense { empty, .. } => empty as usize + 1,
             Layout::Hashed { shift } => 1 << (64 - shift),
@@ -97,19 +107,15 @@ impl UniformGrid {
     /// Picks the layout and sets the cell size: half the radius in the dense layout (a
     /// 5-cell reach holds about 40% fewer candidates than 3 cells of a full radius), the
     /// radius itself when hashed.
-    fn choose_layout(&mut self, positions: &[Vec3], radius: f32) -> Layout {
-        let (lo, hi) = positions
-            .iter()
-            .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), &p| {
-                (lo.min(p), hi.max(p))
-            });
+    fn choose_layout(&mut self, agents: usize, radius: f32) -> Layout {
+        let (lo, hi) = self.bounds;
         if lo.is_finite() && hi.is_finite() {
             self.inv_cell_size = DENSE_SUBDIVISION as f32 / radius;
             self.reach = DENSE_SUBDIVISION;
             let (origin, last) = (self.cell_of(lo), self.cell_of(hi));
             let dims = (last.as_i64vec3() - origin.as_i64vec3()) + 1;
             let cells = dims.x.saturating_mul(dims.y).saturating_mul(dims.z);
-            let budget = (positions.len() as i64).max(16) * DENSE_CELLS_PER_AGENT;
+            let budget = (agents as i64).max(16) * DENSE_CELLS_PER_AGENT;
             if cells <= budget {
                 return Layout::Dense {
                     origin,
@@ -121,12 +127,19 @@ impl UniformGrid {
         self.inv_cell_size = 1.0 / radius;
         self.reach = 1;
         Layout::Hashed {
-            shift: 64
-                - (positions.len() * 2)
-                    .max(64)
-                    .next_power_of_two()
-                    .trailing_zeros(),
+            shift: 64 - (agents * 2).max(64).next_power_of_two().trailing_zeros(),
         }
+    }
+
+    /// The radius the grid was last built for: scans find every agent within it.
+    pub fn radius(&self) -> f32 {
+        self.radius
+    }
+
+    /// The box around the positions of the last rebuild (inverted, infinite, when there were
+    /// none).
+    pub fn bounds(&self) -> (Vec3, Vec3) {
+        self.bounds
     }
 
     /// Agent indices in bucket order: slot `k` of the sorted buffers holds agent `order()[k]`.
