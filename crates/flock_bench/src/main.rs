@@ -383,10 +383,25 @@ fn for_all_agents(n: usize, threads: usize, query: impl Fn(usize) -> usize + Syn
     })
 }
 
+/// Times a method that only finds neighbours: `tick` rebuilds its structure and returns the
+/// neighbours found over all agents.
+fn bench_search(
+    method: Method,
+    workload: &Workload,
+    threads: usize,
+    ticks: usize,
+    candidates: Option<f32>,
+    mut tick: impl FnMut() -> usize,
+) -> Row {
+    let mut found = 0;
+    let times = time_ticks(ticks, || found = tick());
+    let neighbours = found as f32 / workload.len() as f32;
+    row(method, workload, threads, times, neighbours, candidates)
+}
+
 fn bench_kd_tree(workload: &Workload, threads: usize, ticks: usize) -> Row {
     let n = workload.len();
-    let mut found = 0;
-    let times = time_ticks(ticks, || {
+    bench_search(Method::KdTree, workload, threads, ticks, None, || {
         let items: Vec<([f32; 3], u32)> = workload
             .positions
             .iter()
@@ -394,72 +409,46 @@ fn bench_kd_tree(workload: &Workload, threads: usize, ticks: usize) -> Row {
             .map(|(i, p)| (p.to_array(), i as u32))
             .collect();
         let tree = kd_tree::KdTree::build_by_ordered_float(items);
-        found = for_all_agents(n, threads, |i| {
+        for_all_agents(n, threads, |i| {
             // Minus the agent itself, which every radius query returns.
             tree.within_radius(&workload.positions[i].to_array(), RADIUS)
                 .len()
                 - 1
-        });
-    });
-    row(
-        Method::KdTree,
-        workload,
-        threads,
-        times,
-        found as f32 / n as f32,
-        None,
-    )
+        })
+    })
 }
 
 fn bench_kiddo(workload: &Workload, threads: usize, ticks: usize) -> Row {
     let n = workload.len();
-    let mut found = 0;
     let points: Vec<[f32; 3]> = workload.positions.iter().map(|p| p.to_array()).collect();
-    let times = time_ticks(ticks, || {
+    bench_search(Method::Kiddo, workload, threads, ticks, None, || {
         let tree: kiddo::ImmutableKdTree<f32, 3> =
             kiddo::ImmutableKdTree::new_from_slice(&points).expect("build kiddo tree");
-        found = for_all_agents(n, threads, |i| {
+        for_all_agents(n, threads, |i| {
             tree.query(&points[i])
                 .within::<kiddo::SquaredEuclidean<f32>>(RADIUS * RADIUS)
                 .unsorted()
                 .execute()
                 .len()
                 - 1
-        });
-    });
-    row(
-        Method::Kiddo,
-        workload,
-        threads,
-        times,
-        found as f32 / n as f32,
-        None,
-    )
+        })
+    })
 }
 
 fn bench_brute(workload: &Workload, threads: usize, ticks: usize) -> Row {
     let n = workload.len();
     let positions = &workload.positions;
-    let mut found = 0;
-    let times = time_ticks(ticks, || {
-        found = for_all_agents(n, threads, |i| {
+    let candidates = Some(n as f32 - 1.0);
+    bench_search(Method::Brute, workload, threads, ticks, candidates, || {
+        for_all_agents(n, threads, |i| {
             let p = positions[i];
             positions
                 .iter()
                 .filter(|q| q.distance_squared(p) <= RADIUS * RADIUS)
                 .count()
                 - 1
-        });
-    });
-    let candidates = Some(n as f32 - 1.0);
-    row(
-        Method::Brute,
-        workload,
-        threads,
-        times,
-        found as f32 / n as f32,
-        candidates,
-    )
+        })
+    })
 }
 
 fn find(rows: &[Row], method: Method, space: Space, agents: usize, threads: usize) -> Option<&Row> {
