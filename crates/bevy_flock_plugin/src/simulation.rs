@@ -8,7 +8,7 @@ use bevy::math::ops;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
-use flock_core::{AgentInput, AgentParams, ChunkExecutor, Crowd, ParamsId, SlotResult, Space};
+use flock_core::{AgentInput, AgentParams, ChunkExecutor, Crowd, ParamsId, Space};
 
 use crate::diagnostics::Reporter;
 use crate::tuning::TuningParts;
@@ -310,7 +310,7 @@ pub(crate) fn extract_agents(
         sim.index[slot] = i as u32;
     }
 
-    sim.crowd.build_index();
+    sim.crowd.build_index_on(&TaskPoolExecutor::new(&config));
     sim.step_time = started.elapsed();
 }
 
@@ -321,31 +321,41 @@ fn has_override(agent: &AgentDataItem) -> bool {
         || agent.boundary.is_some()
 }
 
-/// Runs the force pass in chunks on Bevy's compute task pool.
+/// Runs the crowd's per-agent passes in chunks on Bevy's compute task pool.
 struct TaskPoolExecutor {
     chunk_size: usize,
 }
 
 impl ChunkExecutor for TaskPoolExecutor {
-    fn run(&self, results: &mut [SlotResult], work: &(dyn Fn(usize, &mut [SlotResult]) + Sync)) {
-        let chunk_size = self.chunk_size.max(1);
-        if results.len() <= chunk_size {
-            work(0, results);
+    fn chunk_len(&self, _len: usize) -> usize {
+        self.chunk_size.max(1)
+    }
+
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+        if tasks <= 1 {
+            (0..tasks).for_each(task);
             return;
         }
         ComputeTaskPool::get_or_init(TaskPool::default).scope(|scope| {
-            for (k, chunk) in results.chunks_mut(chunk_size).enumerate() {
-                scope.spawn(async move { work(k * chunk_size, chunk) });
+            for k in 0..tasks {
+                scope.spawn(async move { task(k) });
             }
         });
     }
 }
 
+impl TaskPoolExecutor {
+    fn new(config: &FlockingConfig) -> Self {
+        Self {
+            chunk_size: config.parallel_chunk_size,
+        }
+    }
+}
+
 pub(crate) fn accumulate_forces(mut sim: ResMut<FlockSimulation>, config: Res<FlockingConfig>) {
     let started = Instant::now();
-    sim.crowd.accumulate_forces_on(&TaskPoolExecutor {
-        chunk_size: config.parallel_chunk_size,
-    });
+    sim.crowd
+        .accumulate_forces_on(&TaskPoolExecutor::new(&config));
     sim.step_time += started.elapsed();
 }
 
@@ -369,7 +379,8 @@ pub(crate) fn integrate(
         }
         dt = config.max_timestep;
     }
-    sim.crowd.integrate(dt.as_secs_f32());
+    sim.crowd
+        .integrate_on(dt.as_secs_f32(), &TaskPoolExecutor::new(&config));
 
     // Each agent's write-back is independent: spread it over the compute task pool.
     let (orient, space) = (config.orient_to_velocity, config.space);

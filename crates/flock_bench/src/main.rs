@@ -21,6 +21,7 @@
 //!
 //! Run in release: `cargo run --release -p flock_bench` (add `-- --quick` for a short run).
 //! It prints a table and writes `BENCHMARKS.md` and `benchmarks.svg` in the current directory.
+//! `-- --only kernel --agents 100000 --space 3d` runs one case, without writing the report.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -40,24 +41,35 @@ const DT: f32 = 1.0 / 60.0;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
-    // `--only NAME` runs one method (e.g. to profile it); the report is then not written.
-    let only = args
-        .iter()
-        .position(|a| a == "--only")
-        .and_then(|i| args.get(i + 1))
-        .cloned();
-    let sizes: &[usize] = if quick {
-        &[1_000, 10_000]
-    } else {
-        &[1_000, 10_000, 50_000, 100_000]
+    let value_of = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    // `--only METHOD`, `--agents N` and `--space 3d|2d` narrow the run (e.g. to profile one
+    // case); the report is then not written.
+    let only = value_of("--only");
+    let agents: Option<usize> = value_of("--agents").and_then(|n| n.parse().ok());
+    let only_space = value_of("--space");
+    let narrowed = only.is_some() || agents.is_some() || only_space.is_some();
+    let sizes: Vec<usize> = match agents {
+        Some(n) => vec![n],
+        None if quick => vec![1_000, 10_000],
+        None => vec![1_000, 10_000, 50_000, 100_000],
+    };
+    let spaces: Vec<Space> = match only_space.as_deref() {
+        Some("3d") => vec![Space::Volume],
+        Some("2d") => vec![Space::Planar],
+        _ => vec![Space::Volume, Space::Planar],
     };
     let ticks = if quick { 5 } else { 31 };
 
     // One compute pool for the whole run, with one thread per core here (2 on the CI box).
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut rows = Vec::new();
-    for &space in &[Space::Volume, Space::Planar] {
-        for &n in sizes {
+    for &space in &spaces {
+        for &n in &sizes {
             let workload = Workload::new(n, space);
             for threads in [1, 2] {
                 let wanted = |method: Method| only.as_deref().is_none_or(|o| o == method.name());
@@ -100,7 +112,7 @@ fn main() {
         }
     }
 
-    if only.is_some() {
+    if narrowed {
         return;
     }
     let report = report(&rows, ticks);
@@ -342,13 +354,11 @@ fn bench_kernel(workload: &Workload, threads: usize, ticks: usize) -> Row {
         });
     }
     let times = time_ticks(ticks, || {
-        crowd.build_index();
         if threads == 1 {
-            crowd.accumulate_forces_on(&Serial);
+            crowd.step_on(DT, &Serial);
         } else {
-            crowd.accumulate_forces_on(&ScopedThreads(threads));
+            crowd.step_on(DT, &ScopedThreads(threads));
         }
-        crowd.integrate(DT);
     });
     let neighbours = crowd.metrics().mean_neighbours;
     let candidates = crowd.candidates_per_agent();

@@ -4,15 +4,11 @@ use core::ops::{ControlFlow, Range};
 
 use glam::Vec3;
 
+use crate::executor::{ChunkExecutor, Serial, for_each_chunk_mut};
 use crate::grid::UniformGrid;
+use crate::lanes::{COINCIDENT_SQ, LaneScan, SEPARATION_FLOOR_SQ, Scan, SlotLanes};
 use crate::params::{AgentParams, Boundary, Checker, Correction, Prepared, SteeringStyle, Value};
 use crate::{Metrics, Space};
-
-/// Below this squared distance two agents count as coincident and separate along a fixed
-/// pseudo-random direction instead of their (undefined) offset.
-const COINCIDENT_SQ: f32 = 1e-12;
-/// Squared-distance floor of the separation term, so it stays finite (at most 100 per neighbour).
-const SEPARATION_FLOOR_SQ: f32 = 1e-4;
 /// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
 /// range, then keeps the nearest `k`: the work per agent stays bounded even if every agent
 /// shares one cell.
@@ -86,20 +82,21 @@ impl AgentInput {
 pub struct Crowd {
     space: Space,
     params: Vec<Prepared>,
-    positions: Vec<Vec3>,
-    velocities: Vec<Vec3>,
-    headings: Vec<Vec3>,
+    /// By agent index: what integration changes.
+    bodies: Vec<Body>,
     flocks: Vec<u32>,
     param_ids: Vec<u32>,
     targets: Vec<Option<Vec3>>,
+    /// By agent index: forces added with [`add_force`](Self::add_force) this tick.
     forces: Vec<Vec3>,
-    neighbour_counts: Vec<u32>,
-    nearest_sq: Vec<f32>,
     grid: UniformGrid,
-    sorted_positions: Vec<Vec3>,
-    sorted_velocities: Vec<Vec3>,
-    sorted_flocks: Vec<u32>,
-    slot_results: Vec<SlotResult>,
+    /// By grid slot: each agent's state, gathered at the last index build.
+    gathered: Vec<Gathered>,
+    lanes: SlotLanes,
+    /// By grid slot: the last force pass.
+    results: Vec<SlotResult>,
+    /// Whether `results` hold forces not yet integrated.
+    forces_pending: bool,
 }
 
 impl Crowd {
@@ -124,13 +121,12 @@ impl Crowd {
     /// Removes every agent and parameter set, keeping the buffers' capacity.
     pub fn clear(&mut self) {
         self.params.clear();
-        self.positions.clear();
-        self.velocities.clear();
-        self.headings.clear();
+        self.bodies.clear();
         self.flocks.clear();
         self.param_ids.clear();
         self.targets.clear();
         self.forces.clear();
+        self.forces_pending = false;
     }
 
     /// Adds a parameter set for agents to use. Values are sanitised first (see
@@ -162,24 +158,26 @@ impl Crowd {
             .try_normalize()
             .or_else(|| flat(agent.heading).try_normalize())
             .unwrap_or(Vec3::ZERO);
-        self.positions.push(flat(agent.position));
-        self.velocities.push(velocity);
-        self.headings.push(heading);
+        self.bodies.push(Body {
+            position: flat(agent.position),
+            velocity,
+            heading,
+        });
         self.flocks.push(agent.flock);
         self.param_ids.push(agent.params.0);
         self.targets.push(agent.target.map(flat));
         self.forces.push(Vec3::ZERO);
-        self.positions.len() - 1
+        self.bodies.len() - 1
     }
 
     /// Number of agents.
     pub fn len(&self) -> usize {
-        self.positions.len()
+        self.bodies.len()
     }
 
     /// Whether the crowd has no agents.
     pub fn is_empty(&self) -> bool {
-        self.positions.is_empty()
+        self.bodies.is_empty()
     }
 
     /// The sanitised parameters agent `i` uses.
@@ -189,22 +187,28 @@ impl Crowd {
 
     /// Agent `i`'s position.
     pub fn position(&self, i: usize) -> Vec3 {
-        self.positions[i]
+        self.bodies[i].position
     }
 
     /// Agent `i`'s velocity.
     pub fn velocity(&self, i: usize) -> Vec3 {
-        self.velocities[i]
+        self.bodies[i].velocity
     }
 
     /// Agent `i`'s unit heading (zero if it never moved and none was given).
     pub fn heading(&self, i: usize) -> Vec3 {
-        self.headings[i]
+        self.bodies[i].heading
     }
 
-    /// Agent `i`'s accumulated steering force so far this tick.
+    /// Agent `i`'s accumulated steering force so far this tick: the force pass's (once it ran)
+    /// plus what [`add_force`](Self::add_force) added.
     pub fn force(&self, i: usize) -> Vec3 {
-        self.forces[i]
+        let computed = if self.forces_pending {
+            self.results[self.grid.slots()[i] as usize].force
+        } else {
+            Vec3::ZERO
+        };
+        computed + self.forces[i]
     }
 
     /// Adds `force` to agent `i`'s steering before integration; non-finite forces are ignored.
@@ -222,25 +226,45 @@ impl Crowd {
     }
 
     /// Rebuilds the neighbour index: a uniform grid sized for the largest neighbour radius
-    /// (see [`UniformGrid`]), and copies of positions, velocities and flocks in cell order so
-    /// that each neighbourhood is read from a few contiguous ranges.
+    /// (see [`UniformGrid`]), and copies of the agents in cell order so that each
+    /// neighbourhood is read from a few contiguous ranges. Runs on the calling thread; see
+    /// [`build_index_on`](Self::build_index_on).
     pub fn build_index(&mut self) {
+        self.build_index_on(&Serial);
+    }
+
+    /// [`build_index`](Self::build_index), with the copying into cell order split into chunks
+    /// that `executor` may run on any threads.
+    pub fn build_index_on(&mut self, executor: &dyn ChunkExecutor) {
         let radius = self
             .params
             .iter()
             .map(|p| p.params.perception.neighbour_radius)
             .fold(0.0_f32, f32::max);
-        self.grid.rebuild(&self.positions, radius);
-        let order = self.grid.order();
-        self.sorted_positions.clear();
-        self.sorted_velocities.clear();
-        self.sorted_flocks.clear();
-        for &i in order {
-            let i = i as usize;
-            self.sorted_positions.push(self.positions[i]);
-            self.sorted_velocities.push(self.velocities[i]);
-            self.sorted_flocks.push(self.flocks[i]);
-        }
+        self.grid
+            .rebuild(self.bodies.iter().map(|b| b.position), radius);
+        self.forces_pending = false;
+        let mut gathered = core::mem::take(&mut self.gathered);
+        gathered.clear();
+        gathered.resize(self.len(), Gathered::default());
+        // Read by agent index, these loads miss the cache: in parallel, and in a loop of
+        // independent loads whose misses overlap.
+        let this = &*self;
+        for_each_chunk_mut(executor, &mut gathered, |first, chunk| {
+            let order = &this.grid.order()[first..first + chunk.len()];
+            for (out, &i) in chunk.iter_mut().zip(order) {
+                let i = i as usize;
+                *out = Gathered {
+                    body: this.bodies[i],
+                    target: this.targets[i],
+                    index: i as u32,
+                    flock: this.flocks[i],
+                    params: this.param_ids[i],
+                };
+            }
+        });
+        self.lanes.fill(&gathered);
+        self.gathered = gathered;
     }
 
     /// Computes every agent's steering force: separation, alignment, cohesion, target seeking
@@ -256,29 +280,18 @@ impl Crowd {
     /// tick's buffers, so the outcome is bit-identical whatever the executor and thread count.
     pub fn accumulate_forces_on(&mut self, executor: &dyn ChunkExecutor) {
         let n = self.len();
-        if self.sorted_positions.len() != n {
-            self.build_index();
+        if self.gathered.len() != n {
+            self.build_index_on(executor);
         }
-        let mut results = core::mem::take(&mut self.slot_results);
+        let mut results = core::mem::take(&mut self.results);
         results.clear();
         results.resize(n, SlotResult::default());
-        {
-            let this = &*self;
-            executor.run(&mut results, &|first_slot, chunk| {
-                this.compute_slots(first_slot, chunk)
-            });
-        }
-        self.neighbour_counts.clear();
-        self.neighbour_counts.resize(n, 0);
-        self.nearest_sq.clear();
-        self.nearest_sq.resize(n, f32::INFINITY);
-        for (slot, result) in results.iter().enumerate() {
-            let i = self.grid.order()[slot] as usize;
-            self.forces[i] += result.force;
-            self.neighbour_counts[i] = result.neighbours;
-            self.nearest_sq[i] = result.nearest_sq;
-        }
-        self.slot_results = results;
+        let this = &*self;
+        for_each_chunk_mut(executor, &mut results, |first_slot, chunk| {
+            this.compute_slots(first_slot, chunk);
+        });
+        self.results = results;
+        self.forces_pending = true;
     }
 
     /// Fills `out` with the results of the agents in sorted slots `first_slot..`.
@@ -289,35 +302,117 @@ impl Crowd {
         let mut stencil = Vec::new();
         let mut seam_stencil = Vec::new();
         for (k, result) in out.iter_mut().enumerate() {
-            let slot = first_slot + k;
-            let i = self.grid.order()[slot] as usize;
-            let cell = self.grid.cell_of(self.positions[i]);
+            let agent = self.slot_agent(first_slot + k);
+            let cell = self.grid.cell_of(agent.position);
             if stencil_cell != Some(cell) {
                 self.grid.stencil(cell, self.space, &mut stencil);
                 stencil_cell = Some(cell);
             }
-            let scan = self.scan_neighbours(i, slot, &stencil, &mut seam_stencil, &mut scratch);
+            let scan = self.scan_neighbours(&agent, &stencil, &mut seam_stencil, &mut scratch);
             *result = SlotResult {
-                force: self.steering(i, &scan),
+                force: self.steering(&agent, &scan),
                 neighbours: scan.count,
                 nearest_sq: scan.nearest_sq,
             };
         }
     }
 
-    /// Scans the neighbours of agent `i` (in sorted slot `own_slot`) over the slot ranges of
-    /// its cell's `stencil`, and over those of its images across wrap seams.
+    /// The agent in sorted `slot`, as the force pass reads it.
+    fn slot_agent(&self, slot: usize) -> SlotAgent<'_> {
+        let gathered = &self.gathered[slot];
+        SlotAgent {
+            index: gathered.index as usize,
+            slot,
+            position: gathered.body.position,
+            velocity: gathered.body.velocity,
+            heading: gathered.body.heading,
+            params: &self.params[gathered.params as usize],
+            target: gathered.target,
+        }
+    }
+
+    /// Scans the neighbours of `agent` over the slot ranges of its cell's `stencil`, and over
+    /// those of its images across wrap seams: with SIMD lanes when they can answer, else
+    /// exactly.
     fn scan_neighbours(
         &self,
-        i: usize,
-        own_slot: usize,
+        agent: &SlotAgent,
         stencil: &[Range<usize>],
         seam_stencil: &mut Vec<Range<usize>>,
         scratch: &mut Vec<Candidate>,
     ) -> Scan {
-        let prepared = &self.params[self.param_ids[i] as usize];
-        let p = self.positions[i];
-        let heading = self.headings[i];
+        let images = self.seam_images(agent.position, agent.params);
+        self.scan_lanes(agent, &images, stencil, seam_stencil)
+            .unwrap_or_else(|| self.scan_exact(agent, &images, stencil, seam_stencil, scratch))
+    }
+
+    /// The slot ranges to scan around `p + shift`: the agent's own `stencil` when unshifted,
+    /// else the stencil of the image's cell, written to `seam_stencil`.
+    fn image_ranges<'a>(
+        &self,
+        centre: Vec3,
+        shift: Vec3,
+        stencil: &'a [Range<usize>],
+        seam_stencil: &'a mut Vec<Range<usize>>,
+    ) -> &'a [Range<usize>] {
+        if shift == Vec3::ZERO {
+            stencil
+        } else {
+            self.grid
+                .stencil(self.grid.cell_of(centre), self.space, seam_stencil);
+            seam_stencil.as_slice()
+        }
+    }
+
+    /// The scan on SIMD lanes, or `None` where it cannot answer: a coincident neighbour, more
+    /// neighbours than the cap, or more flocks than keys tell apart.
+    fn scan_lanes(
+        &self,
+        agent: &SlotAgent,
+        images: &Images,
+        stencil: &[Range<usize>],
+        seam_stencil: &mut Vec<Range<usize>>,
+    ) -> Option<Scan> {
+        if !self.lanes.keys_exact() {
+            return None;
+        }
+        let prepared = agent.params;
+        let cap = prepared
+            .params
+            .perception
+            .max_neighbours
+            .map_or(f32::INFINITY, |k| k as f32);
+        let mut scan = LaneScan::new(
+            prepared.neighbour_radius_sq,
+            prepared.separation_radius_sq,
+            self.lanes.flock_key(agent.slot),
+            agent.heading,
+            prepared.view,
+        );
+        for shift in images.iter() {
+            let centre = agent.position + shift;
+            let ranges = self.image_ranges(centre, shift, stencil, seam_stencil);
+            if !scan.add(&self.lanes, ranges, centre, agent.slot, cap, SCAN_BLOCK) {
+                return None;
+            }
+        }
+        if scan.count() > cap {
+            return None;
+        }
+        scan.finish()
+    }
+
+    /// The exact scan: candidates in range are collected, filtered by the field of view, cut to
+    /// the nearest `max_neighbours`, and coincident neighbours get their fixed direction.
+    fn scan_exact(
+        &self,
+        agent: &SlotAgent,
+        images: &Images,
+        stencil: &[Range<usize>],
+        seam_stencil: &mut Vec<Range<usize>>,
+        scratch: &mut Vec<Candidate>,
+    ) -> Scan {
+        let (prepared, p, heading) = (agent.params, agent.position, agent.heading);
         let cap = prepared
             .params
             .perception
@@ -330,16 +425,9 @@ impl Crowd {
         // kept (by advancing `found`) only if it is in range, so the unpredictable radius
         // test costs no mispredicted jumps.
         let mut found = 0;
-        'images: for shift in self.seam_images(p, prepared).iter() {
+        'images: for shift in images.iter() {
             let centre = p + shift;
-            let ranges = if shift == Vec3::ZERO {
-                stencil
-            } else {
-                self.grid
-                    .stencil(self.grid.cell_of(centre), self.space, seam_stencil);
-                seam_stencil.as_slice()
-            };
-            for range in ranges {
+            for range in self.image_ranges(centre, shift, stencil, seam_stencil) {
                 // In blocks, so that the scan budget holds even when one cell holds everyone.
                 for block in range.clone().step_by(SCAN_BLOCK) {
                     let block = block..(block + SCAN_BLOCK).min(range.end);
@@ -348,7 +436,7 @@ impl Crowd {
                         scratch.resize(needed, Candidate::default());
                     }
                     for slot in block {
-                        let offset = self.sorted_positions[slot] - centre;
+                        let offset = self.gathered[slot].body.position - centre;
                         let dist_sq = offset.length_squared();
                         scratch[found] = Candidate {
                             dist_sq,
@@ -356,7 +444,7 @@ impl Crowd {
                             offset,
                         };
                         let in_range = dist_sq <= prepared.neighbour_radius_sq;
-                        found += usize::from(in_range & (slot != own_slot));
+                        found += usize::from(in_range & (slot != agent.slot));
                     }
                     if found >= budget {
                         break 'images;
@@ -365,15 +453,13 @@ impl Crowd {
             }
         }
         // Pass 2: the field of view, then the cap, then the rules.
-        if let Some(cos_half) = prepared.cos_half_fov
+        if let Some(view) = prepared.view
             && heading != Vec3::ZERO
         {
             let mut visible = 0;
             for k in 0..found {
                 let c = scratch[k];
-                if c.dist_sq <= COINCIDENT_SQ
-                    || c.offset.dot(heading) >= cos_half * c.dist_sq.sqrt()
-                {
+                if view.sees(c.offset.dot(heading), c.dist_sq) {
                     scratch[visible] = c;
                     visible += 1;
                 }
@@ -393,28 +479,29 @@ impl Crowd {
         }
         let mut scan = Scan::new();
         for candidate in &scratch[..found] {
-            self.take_neighbour(i, candidate, prepared, &mut scan);
+            self.take_neighbour(agent, candidate, &mut scan);
         }
         scan
     }
 
-    /// Adds one neighbour of agent `i` to its scan.
-    fn take_neighbour(&self, i: usize, c: &Candidate, prepared: &Prepared, scan: &mut Scan) {
+    /// Adds one neighbour of `agent` to its scan.
+    fn take_neighbour(&self, agent: &SlotAgent, c: &Candidate, scan: &mut Scan) {
         let slot = c.slot as usize;
+        let other = &self.gathered[slot];
         scan.count += 1;
         scan.nearest_sq = scan.nearest_sq.min(c.dist_sq);
-        if c.dist_sq < prepared.separation_radius_sq {
+        if c.dist_sq < agent.params.separation_radius_sq {
             let away = if c.dist_sq > COINCIDENT_SQ {
                 -c.offset
             } else {
-                let j = self.grid.order()[slot] as usize;
-                coincident_direction(i, j, self.space) * SEPARATION_FLOOR_SQ.sqrt()
+                coincident_direction(agent.index, other.index as usize, self.space)
+                    * SEPARATION_FLOOR_SQ.sqrt()
             };
             scan.separation += away / c.dist_sq.max(SEPARATION_FLOOR_SQ);
         }
-        if self.sorted_flocks[slot] == self.flocks[i] {
+        if other.flock == self.gathered[agent.slot].flock {
             scan.mates += 1;
-            scan.velocity_sum += self.sorted_velocities[slot];
+            scan.velocity_sum += other.body.velocity;
             scan.offset_sum += c.offset;
         }
     }
@@ -458,10 +545,10 @@ impl Crowd {
         images
     }
 
-    fn steering(&self, i: usize, scan: &Scan) -> Vec3 {
-        let params = &self.params[self.param_ids[i] as usize].params;
+    fn steering(&self, agent: &SlotAgent, scan: &Scan) -> Vec3 {
+        let params = &agent.params.params;
         let (w, limits) = (params.weights, params.limits);
-        let (p, v) = (self.positions[i], self.velocities[i]);
+        let (p, v) = (agent.position, agent.velocity);
         let rule = |raw: Vec3| -> Vec3 {
             let force = match w.style {
                 SteeringStyle::Vector => raw,
@@ -482,7 +569,7 @@ impl Crowd {
             total += rule(scan.velocity_sum * inv - v) * w.alignment;
             total += rule(scan.offset_sum * inv) * w.cohesion;
         }
-        if let Some(target) = self.targets[i] {
+        if let Some(target) = agent.target {
             total += seek(p, v, target, &limits) * w.target;
         }
         if let Boundary::Walls {
@@ -505,40 +592,61 @@ impl Crowd {
     /// Advances every agent by `dt` seconds: the force is limited to max force, the velocity
     /// kept within [min speed, max speed], the position moved, wrapped or kept inside walls.
     /// A non-finite or non-positive `dt` does nothing. An agent whose new state would not be
-    /// finite keeps its old one.
+    /// finite keeps its old one. Runs on the calling thread; see
+    /// [`integrate_on`](Self::integrate_on).
     pub fn integrate(&mut self, dt: f32) {
+        self.integrate_on(dt, &Serial);
+    }
+
+    /// [`integrate`](Self::integrate), split into chunks that `executor` may run on any
+    /// threads.
+    pub fn integrate_on(&mut self, dt: f32, executor: &dyn ChunkExecutor) {
         if !(dt.is_finite() && dt > 0.0) {
             return;
         }
-        for i in 0..self.len() {
-            let params = &self.params[self.param_ids[i] as usize].params;
-            let limits = params.limits;
-            let force = self.forces[i].clamp_length_max(limits.max_force);
-            let mut v = self.flat(self.velocities[i] + force * dt);
-            let speed = v.length();
-            if speed > limits.max_speed {
-                v *= limits.max_speed / speed;
-            } else if speed < limits.min_speed {
-                let dir = v
-                    .try_normalize()
-                    .or_else(|| self.headings[i].try_normalize())
-                    .unwrap_or(Vec3::ZERO);
-                v = dir * limits.min_speed;
+        let mut bodies = core::mem::take(&mut self.bodies);
+        let this = &*self;
+        for_each_chunk_mut(executor, &mut bodies, |first, chunk| {
+            for (k, body) in chunk.iter_mut().enumerate() {
+                this.integrate_agent(first + k, body, dt);
             }
-            let mut p = self.flat(self.positions[i] + v * dt);
-            match params.boundary {
-                Boundary::None => {}
-                Boundary::Wrap { min, max } => p = wrap(p, min, max),
-                Boundary::Walls { min, max, .. } => (p, v) = keep_inside(p, v, min, max),
+        });
+        self.bodies = bodies;
+        self.forces.fill(Vec3::ZERO);
+        self.forces_pending = false;
+    }
+
+    fn integrate_agent(&self, i: usize, body: &mut Body, dt: f32) {
+        let params = &self.params[self.param_ids[i] as usize].params;
+        let limits = params.limits;
+        let mut force = self.forces[i];
+        if self.forces_pending {
+            force += self.results[self.grid.slots()[i] as usize].force;
+        }
+        let force = force.clamp_length_max(limits.max_force);
+        let mut v = self.flat(body.velocity + force * dt);
+        let speed = v.length();
+        if speed > limits.max_speed {
+            v *= limits.max_speed / speed;
+        } else if speed < limits.min_speed {
+            let dir = v
+                .try_normalize()
+                .or_else(|| body.heading.try_normalize())
+                .unwrap_or(Vec3::ZERO);
+            v = dir * limits.min_speed;
+        }
+        let mut p = self.flat(body.position + v * dt);
+        match params.boundary {
+            Boundary::None => {}
+            Boundary::Wrap { min, max } => p = wrap(p, min, max),
+            Boundary::Walls { min, max, .. } => (p, v) = keep_inside(p, v, min, max),
+        }
+        if p.is_finite() && v.is_finite() {
+            body.position = p;
+            body.velocity = v;
+            if let Some(h) = v.try_normalize() {
+                body.heading = h;
             }
-            if p.is_finite() && v.is_finite() {
-                self.positions[i] = p;
-                self.velocities[i] = v;
-                if let Some(h) = v.try_normalize() {
-                    self.headings[i] = h;
-                }
-            }
-            self.forces[i] = Vec3::ZERO;
         }
     }
 
@@ -546,19 +654,18 @@ impl Crowd {
     /// included), for the last [`build_index`](Self::build_index): the work behind the
     /// neighbours found. Not part of a tick; benchmarks report it beside their times.
     pub fn candidates_per_agent(&self) -> f32 {
-        if self.is_empty() || self.sorted_positions.len() != self.len() {
+        if self.is_empty() || self.gathered.len() != self.len() {
             return 0.0;
         }
         let mut total = 0_u64;
         for i in 0..self.len() {
             let prepared = &self.params[self.param_ids[i] as usize];
-            for shift in self.seam_images(self.positions[i], prepared).iter() {
-                let _ = self
-                    .grid
-                    .for_each_candidate(self.positions[i] + shift, self.space, |_| {
-                        total += 1;
-                        ControlFlow::Continue(())
-                    });
+            let p = self.bodies[i].position;
+            for shift in self.seam_images(p, prepared).iter() {
+                let _ = self.grid.for_each_candidate(p + shift, self.space, |_| {
+                    total += 1;
+                    ControlFlow::Continue(())
+                });
             }
         }
         total as f32 / self.len() as f32
@@ -577,14 +684,14 @@ impl Crowd {
         if !point.is_finite()
             || radius.is_nan()
             || radius < 0.0
-            || self.sorted_positions.len() != self.len()
+            || self.gathered.len() != self.len()
         {
             return;
         }
         let radius_sq = radius * radius;
         self.grid
             .for_each_in_reach(point, radius, self.space, |slot| {
-                let dist_sq = self.sorted_positions[slot].distance_squared(point);
+                let dist_sq = self.gathered[slot].body.position.distance_squared(point);
                 if dist_sq <= radius_sq {
                     visit(self.grid.order()[slot] as usize, dist_sq.sqrt());
                 }
@@ -630,9 +737,15 @@ impl Crowd {
 
     /// One whole tick: index, forces, integration.
     pub fn step(&mut self, dt: f32) {
-        self.build_index();
-        self.accumulate_forces();
-        self.integrate(dt);
+        self.step_on(dt, &Serial);
+    }
+
+    /// [`step`](Self::step), with each pass split into chunks that `executor` may run on any
+    /// threads.
+    pub fn step_on(&mut self, dt: f32, executor: &dyn ChunkExecutor) {
+        self.build_index_on(executor);
+        self.accumulate_forces_on(executor);
+        self.integrate_on(dt, executor);
     }
 
     /// Measures the crowd: polarisation from the current headings, neighbour figures from the
@@ -642,10 +755,10 @@ impl Crowd {
         if n == 0 {
             return Metrics::default();
         }
-        let heading_sum: Vec3 = self.headings.iter().copied().sum();
-        let counted = self.neighbour_counts.len() == n;
+        let heading_sum: Vec3 = self.bodies.iter().map(|b| b.heading).sum();
+        let counted = self.results.len() == n;
         let neighbours: u64 = if counted {
-            self.neighbour_counts.iter().map(|&c| u64::from(c)).sum()
+            self.results.iter().map(|r| u64::from(r.neighbours)).sum()
         } else {
             0
         };
@@ -653,7 +766,12 @@ impl Crowd {
         let mut nearest_min = f32::INFINITY;
         let mut with_neighbour = 0_usize;
         if counted {
-            for &d in self.nearest_sq.iter().filter(|d| d.is_finite()) {
+            for d in self
+                .results
+                .iter()
+                .map(|r| r.nearest_sq)
+                .filter(|d| d.is_finite())
+            {
                 let d = d.sqrt();
                 nearest_sum += f64::from(d);
                 nearest_min = nearest_min.min(d);
@@ -678,45 +796,69 @@ impl Crowd {
     }
 }
 
+#[cfg(test)]
+impl Crowd {
+    /// For every slot, the SIMD scan (where it answers) and the exact scan, after
+    /// [`build_index`](Self::build_index).
+    pub(crate) fn both_scans(&self) -> Vec<(Option<Scan>, Scan)> {
+        let (mut stencil, mut seam_stencil, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+        (0..self.len())
+            .map(|slot| {
+                let agent = self.slot_agent(slot);
+                self.grid
+                    .stencil(self.grid.cell_of(agent.position), self.space, &mut stencil);
+                let images = self.seam_images(agent.position, agent.params);
+                let lanes = self.scan_lanes(&agent, &images, &stencil, &mut seam_stencil);
+                let exact =
+                    self.scan_exact(&agent, &images, &stencil, &mut seam_stencil, &mut scratch);
+                (lanes, exact)
+            })
+            .collect()
+    }
+}
+
 /// One agent's result of the force pass, in sorted-slot order.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct SlotResult {
+struct SlotResult {
     force: Vec3,
     neighbours: u32,
     nearest_sq: f32,
 }
 
-/// Runs the force pass's chunks. `run` must call `work(first_slot, chunk)` exactly once for
-/// every element of `results`, in chunks of any size on any threads.
-pub trait ChunkExecutor {
-    /// Covers `results` with calls of `work`.
-    fn run(&self, results: &mut [SlotResult], work: &(dyn Fn(usize, &mut [SlotResult]) + Sync));
-}
-
-/// Runs the whole force pass on the calling thread.
+/// What integration changes of an agent.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Serial;
+struct Body {
+    position: Vec3,
+    velocity: Vec3,
+    heading: Vec3,
+}
 
-impl ChunkExecutor for Serial {
-    fn run(&self, results: &mut [SlotResult], work: &(dyn Fn(usize, &mut [SlotResult]) + Sync)) {
-        work(0, results);
+/// An agent copied into its grid slot, with everything the force pass reads of it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Gathered {
+    body: Body,
+    target: Option<Vec3>,
+    index: u32,
+    flock: u32,
+    params: u32,
+}
+
+impl Gathered {
+    /// Position, velocity and flock number.
+    pub(crate) fn kinematics(&self) -> (Vec3, Vec3, u32) {
+        (self.body.position, self.body.velocity, self.flock)
     }
 }
 
-/// Splits the force pass into one contiguous part per thread, on scoped std threads.
-#[derive(Clone, Copy, Debug)]
-pub struct ScopedThreads(pub usize);
-
-impl ChunkExecutor for ScopedThreads {
-    fn run(&self, results: &mut [SlotResult], work: &(dyn Fn(usize, &mut [SlotResult]) + Sync)) {
-        let threads = self.0.max(1);
-        let part = results.len().div_ceil(threads).max(1);
-        std::thread::scope(|scope| {
-            for (k, chunk) in results.chunks_mut(part).enumerate() {
-                scope.spawn(move || work(k * part, chunk));
-            }
-        });
-    }
+/// One agent as the force pass reads it: its own state, gathered by agent index.
+struct SlotAgent<'a> {
+    index: usize,
+    slot: usize,
+    position: Vec3,
+    velocity: Vec3,
+    heading: Vec3,
+    params: &'a Prepared,
+    target: Option<Vec3>,
 }
 
 /// A neighbour found in the scan, before the cap picks the nearest.
@@ -725,27 +867,6 @@ struct Candidate {
     dist_sq: f32,
     slot: u32,
     offset: Vec3,
-}
-
-/// What one agent saw in its neighbourhood.
-#[derive(Default)]
-struct Scan {
-    count: u32,
-    nearest_sq: f32,
-    separation: Vec3,
-    mates: u32,
-    velocity_sum: Vec3,
-    /// Sum of offsets to flock-mates; over `mates` it is `centroid - p`, seams included.
-    offset_sum: Vec3,
-}
-
-impl Scan {
-    fn new() -> Self {
-        Self {
-            nearest_sq: f32::INFINITY,
-            ..Self::default()
-        }
-    }
 }
 
 /// Up to 8 shifts of a query point, see [`Crowd::seam_images`].

@@ -27,10 +27,13 @@
 //! ```
 
 mod crowd;
+mod executor;
 mod grid;
+mod lanes;
 mod params;
 
-pub use crowd::{AgentInput, ChunkExecutor, Crowd, ParamsId, ScopedThreads, Serial, SlotResult};
+pub use crowd::{AgentInput, Crowd, ParamsId};
+pub use executor::{ChunkExecutor, ScopedThreads, Serial};
 pub use glam;
 pub use grid::UniformGrid;
 pub use params::{

@@ -4,6 +4,8 @@ use core::fmt;
 
 use glam::Vec3;
 
+use crate::lanes::FieldOfView;
+
 /// How a rule's raw vector becomes a steering force.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SteeringStyle {
@@ -370,21 +372,19 @@ pub(crate) struct Prepared {
     pub(crate) params: AgentParams,
     pub(crate) neighbour_radius_sq: f32,
     pub(crate) separation_radius_sq: f32,
-    /// Cosine of half the field of view, or `None` for a full 360-degree view.
-    pub(crate) cos_half_fov: Option<f32>,
+    /// The field of view, or `None` for a full 360-degree view.
+    pub(crate) view: Option<FieldOfView>,
 }
 
 impl Prepared {
     pub(crate) fn new(params: AgentParams) -> Self {
         let (params, _) = params.sanitized();
         let p = params.perception;
-        let cos_half_fov =
-            (p.field_of_view < 360.0).then(|| libm::cosf((p.field_of_view * 0.5).to_radians()));
         Self {
             params,
             neighbour_radius_sq: p.neighbour_radius * p.neighbour_radius,
             separation_radius_sq: p.separation_radius * p.separation_radius,
-            cos_half_fov,
+            view: FieldOfView::new(p.field_of_view),
         }
     }
 }

@@ -361,6 +361,91 @@ fn nearest_queries_match_brute_force() {
     assert!(crowd.k_nearest(Vec3::NAN, 3, |_| true).is_empty());
 }
 
+#[test]
+fn lane_scan_agrees_with_the_exact_scan() {
+    let (lo, hi) = (Vec3::splat(-10.0), Vec3::splat(10.0));
+    for (space, field_of_view) in [
+        (Space::Volume, 360.0),
+        (Space::Volume, 120.0),
+        (Space::Volume, 270.0),
+        (Space::Planar, 200.0),
+    ] {
+        let params = AgentParams {
+            perception: Perception {
+                field_of_view,
+                ..Default::default()
+            },
+            boundary: Boundary::Wrap { min: lo, max: hi },
+            ..Default::default()
+        };
+        let mut crowd = Crowd::new(space);
+        let id = crowd.add_params(params);
+        // About 33 neighbours each (in full view), under the default cap of 64.
+        let n = if space == Space::Volume { 1_000 } else { 250 };
+        let positions = random_positions(n, 10.0, 21);
+        let velocities = random_positions(n, 3.0, 22);
+        for (i, (&p, &v)) in positions.iter().zip(&velocities).enumerate() {
+            crowd.push(AgentInput {
+                position: p,
+                velocity: v,
+                heading: Vec3::ZERO,
+                flock: [7, u32::MAX, 0][i % 3],
+                params: id,
+                target: None,
+            });
+        }
+        crowd.build_index();
+        let scans = crowd.both_scans();
+        let answered = scans.iter().filter(|(lanes, _)| lanes.is_some()).count();
+        assert_eq!(answered, scans.len(), "{space:?} {field_of_view}");
+        let close = |a: Vec3, b: Vec3| (a - b).length() <= 1e-4 * (1.0 + b.length());
+        for (lanes, exact) in &scans {
+            let lanes = lanes.expect("answered");
+            let label = format!("{space:?} {field_of_view}: {lanes:?} vs {exact:?}");
+            assert!(exact.count > 0, "{label}");
+            assert_eq!(lanes.count, exact.count, "{label}");
+            assert_eq!(lanes.mates, exact.mates, "{label}");
+            assert_eq!(lanes.nearest_sq, exact.nearest_sq, "{label}");
+            assert!(close(lanes.separation, exact.separation), "{label}");
+            assert!(close(lanes.velocity_sum, exact.velocity_sum), "{label}");
+            assert!(close(lanes.offset_sum, exact.offset_sum), "{label}");
+        }
+    }
+}
+
+#[test]
+fn lane_scan_hands_coincident_and_capped_agents_to_the_exact_scan() {
+    // All within one another's radius.
+    let mut positions = random_positions(300, 1.0, 23);
+    positions[1] = positions[0];
+    let params = AgentParams {
+        perception: Perception {
+            max_neighbours: Some(100),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let mut crowd = crowd_with(Space::Volume, params, &positions, |_| Vec3::X);
+    crowd.build_index();
+    // Everyone sees more than 100 neighbours, over the cap: no agent is answered by the lanes.
+    assert!(crowd.both_scans().iter().all(|(lanes, _)| lanes.is_none()));
+
+    let mut crowd = crowd_with(
+        Space::Volume,
+        AgentParams::default(),
+        &positions[..60],
+        |_| Vec3::X,
+    );
+    crowd.build_index();
+    let declined = crowd
+        .both_scans()
+        .iter()
+        .filter(|(lanes, _)| lanes.is_none())
+        .count();
+    // Agents 0 and 1 sit on one point: only they need the exact scan.
+    assert_eq!(declined, 2);
+}
+
 /// Positions and velocities after `ticks` ticks of a dense crowd, with the force pass run by
 /// `executor`.
 fn run_with(executor: &dyn ChunkExecutor, ticks: usize) -> Vec<[u32; 6]> {

@@ -1,0 +1,74 @@
+//! Where the per-agent passes run: on the calling thread, on scoped threads, or on an engine's
+//! task pool.
+
+use std::sync::{Mutex, PoisonError};
+
+/// Runs independent tasks of a per-agent pass, on whatever threads it likes.
+///
+/// The crowd splits each pass (gathering agents into cell order, the force pass, integration)
+/// into chunks of [`chunk_len`](Self::chunk_len) agents and asks [`run`](Self::run) to call
+/// each chunk's task once. Every agent's result depends only on the tick's inputs, so the
+/// outcome is bit-identical whatever the executor and thread count.
+pub trait ChunkExecutor {
+    /// How many agents one task covers when a pass over `len` agents is split.
+    fn chunk_len(&self, len: usize) -> usize;
+
+    /// Calls `task(k)` exactly once for every `k` in `0..tasks`, on any threads, returning
+    /// when all have finished.
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync));
+}
+
+/// Runs every pass on the calling thread, as one chunk.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Serial;
+
+impl ChunkExecutor for Serial {
+    fn chunk_len(&self, len: usize) -> usize {
+        len
+    }
+
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+        (0..tasks).for_each(task);
+    }
+}
+
+/// Splits each pass into one contiguous part per thread, on scoped std threads.
+#[derive(Clone, Copy, Debug)]
+pub struct ScopedThreads(pub usize);
+
+impl ChunkExecutor for ScopedThreads {
+    fn chunk_len(&self, len: usize) -> usize {
+        len.div_ceil(self.0.max(1))
+    }
+
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+        std::thread::scope(|scope| {
+            for k in 0..tasks {
+                scope.spawn(move || task(k));
+            }
+        });
+    }
+}
+
+/// Calls `work(first, chunk)` for consecutive chunks of `items` (of the executor's chunk
+/// length; `first` is the chunk's offset), on the executor's threads.
+pub(crate) fn for_each_chunk_mut<T: Send>(
+    executor: &dyn ChunkExecutor,
+    items: &mut [T],
+    work: impl Fn(usize, &mut [T]) + Sync,
+) {
+    if items.is_empty() {
+        return;
+    }
+    let chunk_len = executor.chunk_len(items.len()).max(1);
+    if chunk_len >= items.len() {
+        work(0, items);
+        return;
+    }
+    // Each task takes its own chunk; the locks are never contended.
+    let chunks: Vec<Mutex<&mut [T]>> = items.chunks_mut(chunk_len).map(Mutex::new).collect();
+    executor.run(chunks.len(), &|k| {
+        let mut chunk = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
+        work(k * chunk_len, &mut chunk);
+    });
+}

@@ -1,0 +1,342 @@
+//! Agents in cell order, one array per coordinate, and the neighbour scan that reads them four
+//! candidates at a time.
+//!
+//! The scan tests every candidate of a range with SIMD lanes and adds the ones in range into
+//! per-lane sums under a mask, so it neither branches on the data nor stores candidates. It
+//! answers only the common case; [`LaneScan::finish`] declines (and the caller runs the exact
+//! scan) when a neighbour sits on top of the agent or more neighbours are found than the cap.
+
+use core::ops::Range;
+use std::collections::HashMap;
+
+use glam::{BVec4A, Vec3, Vec4};
+
+use crate::crowd::Gathered;
+
+/// Candidates tested at once.
+const LANES: usize = 4;
+/// Lane numbers, to mask lanes past the end of a range.
+const LANE_INDEX: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
+/// Flock keys are stored as `f32`, exact below this many distinct flocks.
+const EXACT_KEYS: usize = 1 << 24;
+
+/// Below this squared distance two agents count as coincident and separate along a fixed
+/// pseudo-random direction instead of their (undefined) offset.
+pub(crate) const COINCIDENT_SQ: f32 = 1e-12;
+/// Squared-distance floor of the separation term, so it stays finite (at most 100 per neighbour).
+pub(crate) const SEPARATION_FLOOR_SQ: f32 = 1e-4;
+
+/// Positions, velocities and flocks of the agents in grid slot order, one array per
+/// component, each padded with `LANES - 1` zeros so that the last lanes load in bounds.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SlotLanes {
+    x: Vec<f32>,
+    y: Vec<f32>,
+    z: Vec<f32>,
+    vx: Vec<f32>,
+    vy: Vec<f32>,
+    vz: Vec<f32>,
+    /// Dense number of the agent's flock, in order of first appearance.
+    flock_key: Vec<f32>,
+    /// Whether every flock got a distinct key (fewer than [`EXACT_KEYS`] flocks).
+    keys_exact: bool,
+    flock_keys: HashMap<u32, f32>,
+}
+
+impl SlotLanes {
+    /// Copies the `gathered` agents (in slot order) into columns.
+    pub(crate) fn fill(&mut self, gathered: &[Gathered]) {
+        self.flock_keys.clear();
+        let mut last: Option<(u32, f32)> = None;
+        let padded = gathered.len() + LANES - 1;
+        for column in self.columns_mut() {
+            column.clear();
+            column.reserve(padded);
+        }
+        for agent in gathered {
+            let (p, v, flock) = agent.kinematics();
+            let key = match last {
+                Some((f, key)) if f == flock => key,
+                _ => {
+                    let next = self.flock_keys.len() as f32;
+                    let key = *self.flock_keys.entry(flock).or_insert(next);
+                    last = Some((flock, key));
+                    key
+                }
+            };
+            self.x.push(p.x);
+            self.y.push(p.y);
+            self.z.push(p.z);
+            self.vx.push(v.x);
+            self.vy.push(v.y);
+            self.vz.push(v.z);
+            self.flock_key.push(key);
+        }
+        for column in self.columns_mut() {
+            column.resize(padded, 0.0);
+        }
+        self.keys_exact = self.flock_keys.len() < EXACT_KEYS;
+    }
+
+    fn columns_mut(&mut self) -> [&mut Vec<f32>; 7] {
+        [
+            &mut self.x,
+            &mut self.y,
+            &mut self.z,
+            &mut self.vx,
+            &mut self.vy,
+            &mut self.vz,
+            &mut self.flock_key,
+        ]
+    }
+
+    /// Whether flock keys tell every flock apart, so that [`LaneScan`] may be used.
+    pub(crate) fn keys_exact(&self) -> bool {
+        self.keys_exact
+    }
+
+    /// The flock key in `slot`: equal keys mean the same flock while `keys_exact` holds.
+    pub(crate) fn flock_key(&self, slot: usize) -> f32 {
+        self.flock_key[slot]
+    }
+
+    fn load(column: &[f32], slot: usize) -> Vec4 {
+        Vec4::from_slice(&column[slot..slot + LANES])
+    }
+}
+
+/// The field of view as a test on `d = offset · heading` and the squared distance `r²`,
+/// without a square root: `d >= cos(half angle) · r`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct FieldOfView {
+    cos_half: f32,
+    cos_half_sq: f32,
+}
+
+impl FieldOfView {
+    /// The view `degrees` wide, or `None` for a full view.
+    pub(crate) fn new(degrees: f32) -> Option<Self> {
+        (degrees < 360.0).then(|| {
+            let cos_half = libm::cosf((degrees * 0.5).to_radians());
+            Self {
+                cos_half,
+                cos_half_sq: cos_half * cos_half,
+            }
+        })
+    }
+
+    /// Whether an offset with `dot` along the heading and squared length `dist_sq` is seen.
+    /// Coincident agents are always seen.
+    pub(crate) fn sees(self, dot: f32, dist_sq: f32) -> bool {
+        let ahead = dot >= 0.0;
+        let by_angle = if self.cos_half >= 0.0 {
+            ahead && dot * dot >= self.cos_half_sq * dist_sq
+        } else {
+            ahead || dot * dot <= self.cos_half_sq * dist_sq
+        };
+        by_angle || dist_sq <= COINCIDENT_SQ
+    }
+
+    /// [`sees`](Self::sees) on four lanes, with the same arithmetic.
+    fn sees_lanes(self, dot: Vec4, dist_sq: Vec4) -> BVec4A {
+        let ahead = dot.cmpge(Vec4::ZERO);
+        let dot_sq = dot * dot;
+        let limit = Vec4::splat(self.cos_half_sq) * dist_sq;
+        let by_angle = if self.cos_half >= 0.0 {
+            ahead & dot_sq.cmpge(limit)
+        } else {
+            ahead | dot_sq.cmple(limit)
+        };
+        by_angle | dist_sq.cmple(Vec4::splat(COINCIDENT_SQ))
+    }
+}
+
+/// What one agent saw in its neighbourhood.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Scan {
+    pub(crate) count: u32,
+    pub(crate) nearest_sq: f32,
+    pub(crate) separation: Vec3,
+    pub(crate) mates: u32,
+    pub(crate) velocity_sum: Vec3,
+    /// Sum of offsets to flock-mates; over `mates` it is `centroid - p`, seams included.
+    pub(crate) offset_sum: Vec3,
+}
+
+impl Scan {
+    /// Nothing seen yet.
+    pub(crate) fn new() -> Self {
+        Self {
+            nearest_sq: f32::INFINITY,
+            ..Self::default()
+        }
+    }
+}
+
+/// Three coordinates of four lanes.
+#[derive(Clone, Copy)]
+struct Lanes3 {
+    x: Vec4,
+    y: Vec4,
+    z: Vec4,
+}
+
+impl Lanes3 {
+    const ZERO: Self = Self {
+        x: Vec4::ZERO,
+        y: Vec4::ZERO,
+        z: Vec4::ZERO,
+    };
+
+    fn add_where(&mut self, mask: BVec4A, x: Vec4, y: Vec4, z: Vec4) {
+        self.x += Vec4::select(mask, x, Vec4::ZERO);
+        self.y += Vec4::select(mask, y, Vec4::ZERO);
+        self.z += Vec4::select(mask, z, Vec4::ZERO);
+    }
+
+    fn sum(self) -> Vec3 {
+        Vec3::new(
+            self.x.element_sum(),
+            self.y.element_sum(),
+            self.z.element_sum(),
+        )
+    }
+}
+
+/// One agent's neighbour sums, four lanes wide.
+pub(crate) struct LaneScan {
+    radius_sq: Vec4,
+    separation_sq: Vec4,
+    flock_key: Vec4,
+    heading: Vec3,
+    view: Option<FieldOfView>,
+    count: Vec4,
+    nearest_sq: Vec4,
+    separation: Lanes3,
+    mates: Vec4,
+    velocity_sum: Lanes3,
+    offset_sum: Lanes3,
+}
+
+impl LaneScan {
+    /// An empty scan for an agent of flock `flock_key`, heading along unit `heading` (or zero,
+    /// which disables `view`).
+    pub(crate) fn new(
+        radius_sq: f32,
+        separation_sq: f32,
+        flock_key: f32,
+        heading: Vec3,
+        view: Option<FieldOfView>,
+    ) -> Self {
+        Self {
+            radius_sq: Vec4::splat(radius_sq),
+            separation_sq: Vec4::splat(separation_sq),
+            flock_key: Vec4::splat(flock_key),
+            heading,
+            view: view.filter(|_| heading != Vec3::ZERO),
+            count: Vec4::ZERO,
+            nearest_sq: Vec4::INFINITY,
+            separation: Lanes3::ZERO,
+            mates: Vec4::ZERO,
+            velocity_sum: Lanes3::ZERO,
+            offset_sum: Lanes3::ZERO,
+        }
+    }
+
+    /// Adds the neighbours of `centre` in the slot `ranges`, skipping slot `own`. Returns
+    /// `false`, leaving the sums partial, as soon as more than `cap` neighbours are found
+    /// (checked every `block` candidates, so that the work stays bounded when one cell holds
+    /// everyone).
+    #[inline]
+    pub(crate) fn add(
+        &mut self,
+        lanes: &SlotLanes,
+        ranges: &[Range<usize>],
+        centre: Vec3,
+        own: usize,
+        cap: f32,
+        block: usize,
+    ) -> bool {
+        let (cx, cy, cz) = (
+            Vec4::splat(centre.x),
+            Vec4::splat(centre.y),
+            Vec4::splat(centre.z),
+        );
+        let (hx, hy, hz) = (
+            Vec4::splat(self.heading.x),
+            Vec4::splat(self.heading.y),
+            Vec4::splat(self.heading.z),
+        );
+        let mut unchecked = 0;
+        for range in ranges {
+            let mut s = range.start;
+            while s < range.end {
+                let x = SlotLanes::load(&lanes.x, s) - cx;
+                let y = SlotLanes::load(&lanes.y, s) - cy;
+                let z = SlotLanes::load(&lanes.z, s) - cz;
+                let dist_sq = x * x + y * y + z * z;
+                let mut keep = dist_sq.cmple(self.radius_sq);
+                // Lanes past the range's end (without a branch: short ranges are common).
+                let left = (range.end - s).min(LANES);
+                keep &= LANE_INDEX.cmplt(Vec4::splat(left as f32));
+                if own.wrapping_sub(s) < LANES {
+                    keep &= LANE_INDEX.cmpne(Vec4::splat((own - s) as u32 as f32));
+                }
+                if let Some(view) = self.view {
+                    keep &= view.sees_lanes(x * hx + y * hy + z * hz, dist_sq);
+                }
+                self.count += Vec4::select(keep, Vec4::ONE, Vec4::ZERO);
+                self.nearest_sq = self
+                    .nearest_sq
+                    .min(Vec4::select(keep, dist_sq, Vec4::INFINITY));
+                let near = keep & dist_sq.cmplt(self.separation_sq);
+                // Few candidates are this close: skip the division when none is.
+                if near.any() {
+                    let inv = Vec4::ONE / dist_sq.max(Vec4::splat(SEPARATION_FLOOR_SQ));
+                    self.separation
+                        .add_where(near, -x * inv, -y * inv, -z * inv);
+                }
+                let mate = keep & SlotLanes::load(&lanes.flock_key, s).cmpeq(self.flock_key);
+                self.mates += Vec4::select(mate, Vec4::ONE, Vec4::ZERO);
+                self.velocity_sum.add_where(
+                    mate,
+                    SlotLanes::load(&lanes.vx, s),
+                    SlotLanes::load(&lanes.vy, s),
+                    SlotLanes::load(&lanes.vz, s),
+                );
+                self.offset_sum.add_where(mate, x, y, z);
+                s += LANES;
+                unchecked += LANES;
+                if unchecked >= block {
+                    unchecked = 0;
+                    if self.count() > cap {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Neighbours found so far.
+    pub(crate) fn count(&self) -> f32 {
+        self.count.element_sum()
+    }
+
+    /// The sums, or `None` when a neighbour is coincident with the agent (its separation needs
+    /// the exact scan).
+    pub(crate) fn finish(self) -> Option<Scan> {
+        let nearest_sq = self.nearest_sq.min_element();
+        if nearest_sq <= COINCIDENT_SQ {
+            return None;
+        }
+        Some(Scan {
+            count: self.count.element_sum() as u32,
+            nearest_sq,
+            separation: self.separation.sum(),
+            mates: self.mates.element_sum() as u32,
+            velocity_sum: self.velocity_sum.sum(),
+            offset_sum: self.offset_sum.sum(),
+        })
+    }
+}
