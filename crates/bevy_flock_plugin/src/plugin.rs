@@ -88,9 +88,10 @@ pub struct FlockingConfig {
     pub max_timestep: Duration,
     /// Whether the plugin turns agents to face their velocity.
     pub orient_to_velocity: bool,
-    /// Agents per task of the parallel force pass on Bevy's compute task pool. Crowds no
-    /// larger than one chunk run on the calling thread, where spreading the work would cost
-    /// more than it saves. The result is the same for any value.
+    /// Agents per task of the parallel passes (gathering into cell order, forces,
+    /// integration) on Bevy's compute task pool. Crowds no larger than one chunk run on the
+    /// calling thread, where spreading the work would cost more than it saves. The result is
+    /// the same for any value.
     ///
     /// The chunks run on Bevy's compute task pool, whose size `TaskPoolPlugin` sets: its
     /// default split leaves the compute pool a single thread on a 2-core machine, where this

@@ -17,7 +17,8 @@
 //! - `brute`: every pair (up to 10k agents).
 //!
 //! "1 thread" runs everything on the calling thread; "2 threads" splits the per-agent work in
-//! two (the plugin on Bevy's compute task pool, the others on scoped threads).
+//! two (the plugin and the kernel on Bevy's compute task pool, the trees and brute force on
+//! scoped threads, spawned once per tick).
 //!
 //! Run in release: `cargo run --release -p flock_bench` (add `-- --quick` for a short run).
 //! It prints a table and writes `BENCHMARKS.md` and `benchmarks.svg` in the current directory.
@@ -28,15 +29,23 @@ use std::time::{Duration, Instant};
 
 use bevy::app::{App, TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy};
 use bevy::prelude::*;
+use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy::time::TimeUpdateStrategy;
 use bevy_flock_plugin::prelude::*;
-use flock_core::{AgentInput, AgentParams, Crowd, ScopedThreads, Serial, Space};
+use flock_core::{AgentInput, AgentParams, ChunkExecutor, Crowd, Serial, Space};
 
 /// Expected neighbours per agent within the radius, from the density.
 const NEIGHBOURS: f32 = 25.0;
 const RADIUS: f32 = 4.0;
 const SPEED: f32 = 3.0;
 const DT: f32 = 1.0 / 60.0;
+/// The plugin tick's limits in ms (must, target, stretch) at each agent count, from the issue
+/// that set them (3D, 2 threads).
+const TARGETS: [(usize, [f64; 3]); 3] = [
+    (10_000, [4.0, 2.0, 1.0]),
+    (50_000, [16.0, 10.0, 5.0]),
+    (100_000, [33.0, 20.0, 10.0]),
+];
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -64,48 +73,60 @@ fn main() {
         _ => vec![Space::Volume, Space::Planar],
     };
     let ticks = if quick { 5 } else { 31 };
+    // The sweep runs `rounds` times and each case's ticks are pooled: a slow spell of a shared
+    // machine then lands on every method instead of one.
+    let rounds: usize = value_of("--rounds")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(if quick { 1 } else { 3 });
 
     // One compute pool for the whole run, with one thread per core here (2 on the CI box).
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut rows = Vec::new();
-    for &space in &spaces {
-        for &n in &sizes {
-            let workload = Workload::new(n, space);
-            for threads in [1, 2] {
-                let wanted = |method: Method| only.as_deref().is_none_or(|o| o == method.name());
-                let mut measure = |method: Method, row: Option<Row>| {
-                    if let Some(row) = row {
-                        println!("{}", row.line());
-                        rows.push(row);
-                    } else {
-                        println!("{:>8} {:>7} {:?} skipped", method.name(), n, space);
-                    }
-                };
-                if wanted(Method::Plugin) {
-                    measure(
-                        Method::Plugin,
-                        Some(bench_plugin(&workload, threads, cores, ticks)),
-                    );
-                }
-                if wanted(Method::Kernel) {
-                    measure(
-                        Method::Kernel,
-                        Some(bench_kernel(&workload, threads, ticks)),
-                    );
-                }
-                if space == Space::Volume {
-                    if wanted(Method::KdTree) {
+    let mut rows: Vec<Row> = Vec::new();
+    for _ in 0..rounds {
+        for &space in &spaces {
+            for &n in &sizes {
+                let workload = Workload::new(n, space);
+                for threads in [1, 2] {
+                    let wanted =
+                        |method: Method| only.as_deref().is_none_or(|o| o == method.name());
+                    let mut measure = |method: Method, row: Option<Row>| {
+                        if let Some(row) = row {
+                            println!("{}", row.line());
+                            match rows.iter_mut().find(|r| r.same_case(&row)) {
+                                Some(pooled) => pooled.pool(row),
+                                None => rows.push(row),
+                            }
+                        } else {
+                            println!("{:>8} {:>7} {:?} skipped", method.name(), n, space);
+                        }
+                    };
+                    if wanted(Method::Plugin) {
                         measure(
-                            Method::KdTree,
-                            Some(bench_kd_tree(&workload, threads, ticks)),
+                            Method::Plugin,
+                            Some(bench_plugin(&workload, threads, cores, ticks)),
                         );
                     }
-                    if wanted(Method::Kiddo) {
-                        measure(Method::Kiddo, Some(bench_kiddo(&workload, threads, ticks)));
+                    if wanted(Method::Kernel) {
+                        measure(
+                            Method::Kernel,
+                            Some(bench_kernel(&workload, threads, ticks)),
+                        );
                     }
-                    if wanted(Method::Brute) {
-                        let brute = (n <= 10_000).then(|| bench_brute(&workload, threads, ticks));
-                        measure(Method::Brute, brute);
+                    if space == Space::Volume {
+                        if wanted(Method::KdTree) {
+                            measure(
+                                Method::KdTree,
+                                Some(bench_kd_tree(&workload, threads, ticks)),
+                            );
+                        }
+                        if wanted(Method::Kiddo) {
+                            measure(Method::Kiddo, Some(bench_kiddo(&workload, threads, ticks)));
+                        }
+                        if wanted(Method::Brute) {
+                            let brute =
+                                (n <= 10_000).then(|| bench_brute(&workload, threads, ticks));
+                            measure(Method::Brute, brute);
+                        }
                     }
                 }
             }
@@ -115,7 +136,7 @@ fn main() {
     if narrowed {
         return;
     }
-    let report = report(&rows, ticks);
+    let report = report(&rows, ticks, rounds);
     std::fs::write("BENCHMARKS.md", &report).expect("write BENCHMARKS.md");
     plot(&rows, "benchmarks.svg");
     println!("\nwrote BENCHMARKS.md and benchmarks.svg");
@@ -206,6 +227,8 @@ struct Row {
     space: Space,
     agents: usize,
     threads: usize,
+    /// Every measured tick time, sorted.
+    times: Vec<Duration>,
     /// Median, 10th and 90th percentile of the tick time.
     median: Duration,
     p10: Duration,
@@ -217,6 +240,23 @@ struct Row {
 }
 
 impl Row {
+    fn same_case(&self, other: &Row) -> bool {
+        (self.method, self.space, self.agents, self.threads)
+            == (other.method, other.space, other.agents, other.threads)
+    }
+
+    /// Adds the ticks of another run of the same case.
+    fn pool(&mut self, other: Row) {
+        self.times.extend(other.times);
+        self.times.sort_unstable();
+        self.set_quantiles();
+    }
+
+    fn set_quantiles(&mut self) {
+        let at = |q: f64| self.times[((self.times.len() - 1) as f64 * q).round() as usize];
+        (self.median, self.p10, self.p90) = (at(0.5), at(0.1), at(0.9));
+    }
+
     fn ms(d: Duration) -> f64 {
         d.as_secs_f64() * 1000.0
     }
@@ -269,18 +309,20 @@ fn row(
     candidates: Option<f32>,
 ) -> Row {
     times.sort_unstable();
-    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-    Row {
+    let mut row = Row {
         method,
         space: workload.space,
         agents: workload.len(),
         threads,
-        median: at(0.5),
-        p10: at(0.1),
-        p90: at(0.9),
+        times,
+        median: Duration::ZERO,
+        p10: Duration::ZERO,
+        p90: Duration::ZERO,
         neighbours,
         candidates,
-    }
+    };
+    row.set_quantiles();
+    row
 }
 
 fn bench_plugin(workload: &Workload, threads: usize, cores: usize, ticks: usize) -> Row {
@@ -340,6 +382,24 @@ fn bench_plugin(workload: &Workload, threads: usize, cores: usize, ticks: usize)
     )
 }
 
+/// Splits each pass into one part per thread on Bevy's compute task pool, whose threads stay
+/// up between passes (scoped threads would be spawned anew for each of a tick's three passes).
+struct PoolParts(usize);
+
+impl ChunkExecutor for PoolParts {
+    fn chunk_len(&self, len: usize) -> usize {
+        len.div_ceil(self.0.max(1))
+    }
+
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+        ComputeTaskPool::get_or_init(TaskPool::default).scope(|scope| {
+            for k in 0..tasks {
+                scope.spawn(async move { task(k) });
+            }
+        });
+    }
+}
+
 fn bench_kernel(workload: &Workload, threads: usize, ticks: usize) -> Row {
     let mut crowd = Crowd::new(workload.space);
     let params = crowd.add_params(AgentParams::default());
@@ -357,7 +417,7 @@ fn bench_kernel(workload: &Workload, threads: usize, ticks: usize) -> Row {
         if threads == 1 {
             crowd.step_on(DT, &Serial);
         } else {
-            crowd.step_on(DT, &ScopedThreads(threads));
+            crowd.step_on(DT, &PoolParts(threads));
         }
     });
     let neighbours = crowd.metrics().mean_neighbours;
@@ -467,7 +527,7 @@ fn find(rows: &[Row], method: Method, space: Space, agents: usize, threads: usiz
     })
 }
 
-fn report(rows: &[Row], ticks: usize) -> String {
+fn report(rows: &[Row], ticks: usize, rounds: usize) -> String {
     let mut out = String::new();
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -482,8 +542,9 @@ fn report(rows: &[Row], ticks: usize) -> String {
     let _ = writeln!(
         out,
         "# Benchmarks\n\nWritten by `cargo run --release -p flock_bench` on {cpu}, {cores} cores, \
-         default compile target. Median tick time over {ticks} ticks after 2 warm-up ticks \
-         (with the 10th and 90th percentiles).\n\n\
+         default compile target. Median tick time (with the 10th and 90th percentiles) over \
+         {rounds} rounds of {ticks} ticks after 2 warm-up ticks; the rounds sweep every case in \
+         turn, so that a slow spell of the shared machine lands on every method.\n\n\
          **Workload**: N agents uniform in a cube (square in 2D) sized for about {NEIGHBOURS} \
          neighbours within radius {RADIUS}, random headings at speed {SPEED}, the default rules; \
          every method starts from the same seeded positions. `plugin` is the \
@@ -492,6 +553,32 @@ fn report(rows: &[Row], ticks: usize) -> String {
          tree and run one within-radius query per agent; `brute` tests every pair. \
          *neighbours* is found per agent, *candidates* the distance tests per agent.\n"
     );
+    let _ = writeln!(
+        out,
+        "## Targets (3D, 2 threads, full plugin tick)\n\n| agents | must ms | target ms | stretch ms | measured median ms | meets |\n|---:|---:|---:|---:|---:|---|"
+    );
+    for (n, limits) in TARGETS {
+        if let Some(r) = find(rows, Method::Plugin, Space::Volume, n, 2) {
+            let ms = Row::ms(r.median);
+            let met = ["must", "target", "stretch"]
+                .iter()
+                .zip(limits)
+                .filter(|&(_, limit)| ms <= limit)
+                .map(|(name, _)| *name)
+                .collect::<Vec<_>>();
+            let met = if met.is_empty() {
+                "none".to_owned()
+            } else {
+                met.join(", ")
+            };
+            let [must, target, stretch] = limits;
+            let _ = writeln!(
+                out,
+                "| {n} | {must} | {target} | {stretch} | {ms:.3} | {met} |"
+            );
+        }
+    }
+    out.push('\n');
     for space in [Space::Volume, Space::Planar] {
         let _ = writeln!(
             out,

@@ -42,7 +42,17 @@ impl AgentInput {
     /// Returns this input with non-finite values replaced, and what was replaced: a position
     /// with any non-finite component becomes `fallback_position` (or the origin), such a
     /// velocity becomes zero, such a heading is forgotten, and such a target is dropped.
-    pub fn sanitized(mut self, fallback_position: Vec3) -> (Self, Vec<Correction>) {
+    #[inline]
+    pub fn sanitized(self, fallback_position: Vec3) -> (Self, Vec<Correction>) {
+        if self.is_finite() {
+            (self, Vec::new())
+        } else {
+            self.replace_non_finite(fallback_position)
+        }
+    }
+
+    #[cold]
+    fn replace_non_finite(mut self, fallback_position: Vec3) -> (Self, Vec<Correction>) {
         let mut check = Checker::default();
         let fallback = if fallback_position.is_finite() {
             fallback_position
@@ -66,6 +76,15 @@ impl AgentInput {
             self.target = None;
         }
         (self, check.corrections)
+    }
+
+    /// Whether every value is finite (a missing target counts as finite).
+    #[inline]
+    pub fn is_finite(&self) -> bool {
+        self.position.is_finite()
+            && self.velocity.is_finite()
+            && self.heading.is_finite()
+            && self.target.is_none_or(Vec3::is_finite)
     }
 }
 
