@@ -83,9 +83,13 @@ fn setup(
             let position = Vec3::new(
                 side * (5.0 + 10.0 * t),
                 (t - 0.5) * 30.0,
-                angle.cos() * 12.0,
+                ops::cos(angle) * 12.0,
             );
-            let heading = Vec3::new(angle.cos(), (angle * 0.3).sin() * 0.3, angle.sin());
+            let heading = Vec3::new(
+                ops::cos(angle),
+                ops::sin(angle * 0.3) * 0.3,
+                ops::sin(angle),
+            );
             commands.spawn((
                 Agent,
                 InFlock(flock),
@@ -142,7 +146,7 @@ fn setup(
 /// Circles the camera slowly round the box.
 fn orbit_camera(time: Res<Time>, mut camera: Single<&mut Transform, With<Camera3d>>) {
     let angle = time.elapsed_secs() * 0.1;
-    let eye = Vec3::new(angle.sin() * 70.0, 10.0, angle.cos() * 70.0);
+    let eye = Vec3::new(ops::sin(angle) * 70.0, 10.0, ops::cos(angle) * 70.0);
     **camera = Transform::from_translation(eye).looking_at(Vec3::ZERO, Vec3::Y);
 }
 

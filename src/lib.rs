@@ -25,8 +25,12 @@
 //!         commands.spawn((
 //!             Agent,
 //!             InFlock(birds),
-//!             Transform::from_xyz(angle.cos() * 10.0, (i % 10) as f32, angle.sin() * 10.0),
-//!             Velocity(Vec3::new(-angle.sin(), 0.0, angle.cos()) * 3.0),
+//!             Transform::from_xyz(
+//!                 ops::cos(angle) * 10.0,
+//!                 (i % 10) as f32,
+//!                 ops::sin(angle) * 10.0,
+//!             ),
+//!             Velocity(Vec3::new(-ops::sin(angle), 0.0, ops::cos(angle)) * 3.0),
 //!         ));
 //!     }
 //! }

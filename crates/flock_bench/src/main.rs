@@ -154,8 +154,8 @@ impl Workload {
         // Density that gives NEIGHBOURS agents inside a ball (disc) of radius RADIUS.
         let extent = match space {
             Space::Volume => {
-                let ball = 4.0 / 3.0 * std::f32::consts::PI * RADIUS.powi(3);
-                (n as f32 * ball / NEIGHBOURS).cbrt()
+                let ball = 4.0 / 3.0 * std::f32::consts::PI * RADIUS * RADIUS * RADIUS;
+                ops::cbrt(n as f32 * ball / NEIGHBOURS)
             }
             Space::Planar => {
                 let disc = std::f32::consts::PI * RADIUS * RADIUS;

@@ -195,11 +195,7 @@ impl Lanes3 {
     }
 
     fn sum(self) -> Vec3 {
-        Vec3::new(
-            self.x.element_sum(),
-            self.y.element_sum(),
-            self.z.element_sum(),
-        )
+        Vec3::new(lane_sum(self.x), lane_sum(self.y), lane_sum(self.z))
     }
 }
 
@@ -320,7 +316,7 @@ impl LaneScan {
 
     /// Neighbours found so far.
     pub(crate) fn count(&self) -> f32 {
-        self.count.element_sum()
+        lane_sum(self.count)
     }
 
     /// The sums, or `None` when a neighbour is coincident with the agent (its separation needs
@@ -331,12 +327,19 @@ impl LaneScan {
             return None;
         }
         Some(Scan {
-            count: self.count.element_sum() as u32,
+            count: lane_sum(self.count) as u32,
             nearest_sq,
             separation: self.separation.sum(),
-            mates: self.mates.element_sum() as u32,
+            mates: lane_sum(self.mates) as u32,
             velocity_sum: self.velocity_sum.sum(),
             offset_sum: self.offset_sum.sum(),
         })
     }
+}
+
+/// The sum of four lanes in one fixed order on every target (glam's `element_sum` adds them in
+/// a different order with SSE2 than without), so that results repeat across platforms.
+fn lane_sum(v: Vec4) -> f32 {
+    let [a, b, c, d] = v.to_array();
+    (a + b) + (c + d)
 }

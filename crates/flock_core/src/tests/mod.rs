@@ -4,6 +4,8 @@ use glam::Vec3;
 
 use crate::*;
 
+mod determinism;
+
 fn lattice(n_side: usize, spacing: f32) -> Vec<Vec3> {
     let mut out = Vec::new();
     for x in 0..n_side {
@@ -444,41 +446,6 @@ fn lane_scan_hands_coincident_and_capped_agents_to_the_exact_scan() {
         .count();
     // Agents 0 and 1 sit on one point: only they need the exact scan.
     assert_eq!(declined, 2);
-}
-
-/// Positions and velocities after `ticks` ticks of a dense crowd, with the force pass run by
-/// `executor`.
-fn run_with(executor: &dyn ChunkExecutor, ticks: usize) -> Vec<[u32; 6]> {
-    let positions = random_positions(1_500, 8.0, 11);
-    let mut crowd = crowd_with(Space::Volume, AgentParams::default(), &positions, |i| {
-        Vec3::new(
-            (i % 7) as f32 - 3.0,
-            (i % 5) as f32 - 2.0,
-            (i % 3) as f32 - 1.0,
-        )
-    });
-    for _ in 0..ticks {
-        crowd.build_index();
-        crowd.accumulate_forces_on(executor);
-        crowd.integrate(1.0 / 60.0);
-    }
-    (0..crowd.len())
-        .map(|i| {
-            let (p, v) = (crowd.position(i), crowd.velocity(i));
-            [p.x, p.y, p.z, v.x, v.y, v.z].map(f32::to_bits)
-        })
-        .collect()
-}
-
-#[test]
-fn thread_count_does_not_change_the_result() {
-    let serial = run_with(&Serial, 30);
-    for threads in [1, 2, 4] {
-        assert!(
-            run_with(&ScopedThreads(threads), 30) == serial,
-            "{threads} threads differ"
-        );
-    }
 }
 
 #[test]
