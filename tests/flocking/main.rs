@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod boundaries;
+mod determinism;
 mod flocks;
 mod queries;
 mod rules;
