@@ -4,6 +4,7 @@ mod bad_input;
 mod boundaries;
 mod determinism;
 mod flocks;
+mod hostile;
 mod queries;
 mod rules;
 mod schedule;

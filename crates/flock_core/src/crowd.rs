@@ -173,9 +173,8 @@ impl Crowd {
             Space::Planar => v.with_z(0.0),
         };
         let velocity = flat(agent.velocity);
-        let heading = velocity
-            .try_normalize()
-            .or_else(|| flat(agent.heading).try_normalize())
+        let heading = unit(velocity)
+            .or_else(|| unit(flat(agent.heading)))
             .unwrap_or(Vec3::ZERO);
         self.bodies.push(Body {
             position: flat(agent.position),
@@ -222,21 +221,33 @@ impl Crowd {
     /// Agent `i`'s accumulated steering force so far this tick: the force pass's (once it ran)
     /// plus what [`add_force`](Self::add_force) added.
     pub fn force(&self, i: usize) -> Vec3 {
+        self.total_force(i, self.params_of(i).limits.max_force)
+    }
+
+    /// The force pass's force plus the added ones. Should the sum overflow (forces near
+    /// `f32::MAX`), each part is first limited to `max_force`.
+    fn total_force(&self, i: usize, max_force: f32) -> Vec3 {
         let computed = if self.forces_pending {
             self.results[self.grid.slots()[i] as usize].force
         } else {
             Vec3::ZERO
         };
-        computed + self.forces[i]
+        let total = computed + self.forces[i];
+        if total.is_finite() {
+            total
+        } else {
+            limit_length(computed, max_force) + limit_length(self.forces[i], max_force)
+        }
     }
 
-    /// Adds `force` to agent `i`'s steering before integration; non-finite forces are ignored.
-    /// Returns whether the agent exists.
+    /// Adds `force` to agent `i`'s steering before integration; a force that is not finite, or
+    /// would make the sum overflow, is ignored. Returns whether the agent exists.
     pub fn add_force(&mut self, i: usize, force: Vec3) -> bool {
         match self.forces.get_mut(i) {
             Some(f) => {
-                if force.is_finite() {
-                    *f += force;
+                let sum = *f + force;
+                if sum.is_finite() {
+                    *f = sum;
                 }
                 true
             }
@@ -571,12 +582,12 @@ impl Crowd {
         let rule = |raw: Vec3| -> Vec3 {
             let force = match w.style {
                 SteeringStyle::Vector => raw,
-                SteeringStyle::DesiredVelocity => match raw.try_normalize() {
+                SteeringStyle::DesiredVelocity => match unit(raw) {
                     Some(dir) => dir * limits.max_speed - v,
                     None => Vec3::ZERO,
                 },
             };
-            force.clamp_length_max(limits.max_force)
+            limit_length(force, limits.max_force)
         };
 
         let mut total = Vec3::ZERO;
@@ -638,20 +649,19 @@ impl Crowd {
     fn integrate_agent(&self, i: usize, body: &mut Body, dt: f32) {
         let params = &self.params[self.param_ids[i] as usize].params;
         let limits = params.limits;
-        let mut force = self.forces[i];
-        if self.forces_pending {
-            force += self.results[self.grid.slots()[i] as usize].force;
-        }
-        let force = force.clamp_length_max(limits.max_force);
+        let force = limit_length(self.total_force(i, limits.max_force), limits.max_force);
         let mut v = self.flat(body.velocity + force * dt);
-        let speed = v.length();
+        let speed = length(v);
         if speed > limits.max_speed {
-            v *= limits.max_speed / speed;
+            let ratio = limits.max_speed / speed;
+            // A subnormal ratio has lost precision: go through the unit vector instead.
+            v = if ratio.is_normal() || ratio == 0.0 {
+                v * ratio
+            } else {
+                v / speed * limits.max_speed
+            };
         } else if speed < limits.min_speed {
-            let dir = v
-                .try_normalize()
-                .or_else(|| body.heading.try_normalize())
-                .unwrap_or(Vec3::ZERO);
+            let dir = unit(v).or_else(|| unit(body.heading)).unwrap_or(Vec3::ZERO);
             v = dir * limits.min_speed;
         }
         let mut p = self.flat(body.position + v * dt);
@@ -663,7 +673,7 @@ impl Crowd {
         if p.is_finite() && v.is_finite() {
             body.position = p;
             body.velocity = v;
-            if let Some(h) = v.try_normalize() {
+            if let Some(h) = unit(v) {
                 body.heading = h;
             }
         }
@@ -710,9 +720,13 @@ impl Crowd {
         let radius_sq = radius * radius;
         self.grid
             .for_each_in_reach(point, radius, self.space, |slot| {
-                let dist_sq = self.gathered[slot].body.position.distance_squared(point);
+                let offset = self.gathered[slot].body.position - point;
+                let dist_sq = offset.length_squared();
                 if dist_sq <= radius_sq {
-                    visit(self.grid.order()[slot] as usize, dist_sq.sqrt());
+                    let distance = length(offset);
+                    if distance <= radius {
+                        visit(self.grid.order()[slot] as usize, distance);
+                    }
                 }
             });
     }
@@ -900,19 +914,62 @@ impl Images {
     }
 }
 
+/// `v`'s length, also where its square overflows `f32` (beyond about 1.8e19) or underflows to
+/// imprecise subnormals (below about 1e-19): the vector is then scaled first.
+pub(crate) fn length(v: Vec3) -> f32 {
+    let length_sq = v.length_squared();
+    if length_sq.is_normal() || length_sq == 0.0 || !v.is_finite() {
+        length_sq.sqrt()
+    } else {
+        let scale = v.abs().max_element();
+        (v / scale).length() * scale
+    }
+}
+
+/// `v` scaled to unit length, or `None` for a zero or non-finite vector: bit for bit glam's
+/// `try_normalize` where the squared length is a normal number, and still of unit length where
+/// it overflows or underflows (glam's then gives `None` or a vector of the wrong length).
+fn unit(v: Vec3) -> Option<Vec3> {
+    let length_sq = v.length_squared();
+    if length_sq.is_normal() || length_sq == 0.0 || !v.is_finite() {
+        v.try_normalize()
+    } else {
+        (v / v.abs().max_element()).try_normalize()
+    }
+}
+
+/// `v` shortened to at most `max`: bit for bit glam's `clamp_length_max` where the squares are
+/// normal numbers, and still correct where they overflow (glam's version then returns zero) or
+/// underflow.
+fn limit_length(v: Vec3, max: f32) -> Vec3 {
+    let (length_sq, max_sq) = (v.length_squared(), max * max);
+    if length_sq.is_normal() && max_sq.is_normal() {
+        if length_sq > max_sq {
+            max * (v / length_sq.sqrt())
+        } else {
+            v
+        }
+    } else if v == Vec3::ZERO || !v.is_finite() {
+        v
+    } else {
+        let length = length(v);
+        if length > max { v * (max / length) } else { v }
+    }
+}
+
 /// Seek with arrival: full speed toward the target, slowing linearly inside the arrival radius.
 fn seek(p: Vec3, v: Vec3, target: Vec3, limits: &crate::params::Limits) -> Vec3 {
     let to_target = target - p;
-    let distance = to_target.length();
+    let distance = length(to_target);
     if distance <= f32::EPSILON {
-        return (-v).clamp_length_max(limits.max_force);
+        return limit_length(-v, limits.max_force);
     }
     let speed = if distance < limits.arrival_radius {
         limits.max_speed * distance / limits.arrival_radius
     } else {
         limits.max_speed
     };
-    (to_target / distance * speed - v).clamp_length_max(limits.max_force)
+    limit_length(to_target / distance * speed - v, limits.max_force)
 }
 
 /// A fixed unit direction for the pair `(i, j)`, opposite for `(j, i)`, so coincident agents

@@ -288,7 +288,7 @@ impl UniformGrid {
             let z = self.cell_of(p).z;
             (lo.z, hi.z) = (z, z);
         }
-        let span = (hi - lo).as_i64vec3() + 1;
+        let span = hi.as_i64vec3() - lo.as_i64vec3() + 1;
         let cells = span.x.saturating_mul(span.y).saturating_mul(span.z);
         if !radius.is_finite() || cells > self.bucket_count() as i64 {
             (0..self.order.len()).for_each(visit);

@@ -37,7 +37,8 @@ pub use executor::{ChunkExecutor, ScopedThreads, Serial};
 pub use glam;
 pub use grid::UniformGrid;
 pub use params::{
-    AgentParams, Boundary, Correction, Limits, Perception, SteeringStyle, Value, Weights,
+    AgentParams, Boundary, Correction, LARGEST_PARAMETER, Limits, Perception, SteeringStyle, Value,
+    Weights,
 };
 
 /// The space agents move in.

@@ -184,6 +184,10 @@ impl fmt::Display for Correction {
     }
 }
 
+/// The largest magnitude a parameter may have: limits and radii are squared (a speed limit of
+/// 1e20 would square to infinity and never limit anything), and weights multiply forces.
+pub const LARGEST_PARAMETER: f32 = 1e15;
+
 /// Collects corrections while checking values.
 #[derive(Default)]
 pub(crate) struct Checker {
@@ -217,10 +221,19 @@ impl Checker {
         });
     }
 
-    /// Replaces a non-finite value with `fallback`.
+    /// Replaces a non-finite value with `fallback`, and caps the magnitude of a finite one at
+    /// [`LARGEST_PARAMETER`].
     pub(crate) fn finite(&mut self, field: &'static str, value: &mut f32, fallback: f32) {
         if !value.is_finite() {
             self.fix(field, value, fallback, "must be finite");
+        } else if value.abs() > LARGEST_PARAMETER {
+            let capped = LARGEST_PARAMETER.copysign(*value);
+            self.fix(
+                field,
+                value,
+                capped,
+                "must be at most 1e15 in size (the squares of larger values overflow)",
+            );
         }
     }
 

@@ -5,6 +5,7 @@ use glam::Vec3;
 use crate::*;
 
 mod determinism;
+mod hostile;
 
 fn lattice(n_side: usize, spacing: f32) -> Vec<Vec3> {
     let mut out = Vec::new();

@@ -1,0 +1,252 @@
+//! Hostile input through the ECS, generated: arbitrary component values, and entities and
+//! components that come and go between ticks. Nothing panics, every agent's transform and
+//! velocity stay finite, and each correction is reported once and names a live entity.
+
+use bevy::prelude::*;
+use bevy_flock::prelude::*;
+use proptest::prelude::*;
+
+use crate::support::*;
+
+/// Cases in CI; set `PROPTEST_CASES` for a longer hunt.
+const CASES: u32 = 512;
+
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(CASES);
+    ProptestConfig::with_cases(cases)
+}
+
+/// Any `f32`, with NaN, infinities, zeros, huge and subnormal values often.
+fn nasty_f32() -> BoxedStrategy<f32> {
+    prop_oneof![
+        3 => -30.0_f32..30.0,
+        1 => prop_oneof![
+            Just(f32::NAN),
+            Just(f32::INFINITY),
+            Just(f32::NEG_INFINITY),
+            Just(0.0_f32),
+            Just(-0.0_f32),
+            Just(1e30_f32),
+            Just(-1e30_f32),
+            Just(f32::MIN_POSITIVE / 4.0),
+            Just(f32::MAX),
+            Just(-f32::MAX),
+            any::<f32>(),
+        ],
+    ]
+    .boxed()
+}
+
+fn nasty_vec3() -> BoxedStrategy<Vec3> {
+    [nasty_f32(), nasty_f32(), nasty_f32()]
+        .prop_map(Vec3::from_array)
+        .boxed()
+}
+
+fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
+    (
+        [nasty_f32(), nasty_f32(), nasty_f32(), nasty_f32()],
+        [nasty_f32(), nasty_f32(), nasty_f32(), nasty_f32()],
+        [nasty_f32(), nasty_f32(), nasty_f32()],
+        proptest::option::of(0_u32..100),
+        (0_u8..3, nasty_vec3(), nasty_vec3(), nasty_f32()),
+    )
+        .prop_map(
+            |(w, l, p, max_neighbours, (edge, min, max, margin))| FlockTuning {
+                weights: FlockWeights {
+                    separation: w[0],
+                    alignment: w[1],
+                    cohesion: w[2],
+                    target: w[3],
+                    style: RuleStyle::Vector,
+                },
+                limits: SteeringLimits {
+                    max_speed: l[0],
+                    min_speed: l[1],
+                    max_force: l[2],
+                    arrival_radius: l[3],
+                },
+                perception: Perception {
+                    neighbour_radius: p[0],
+                    separation_radius: p[1],
+                    field_of_view: p[2],
+                    max_neighbours,
+                },
+                boundary: match edge {
+                    0 => Boundary::None,
+                    1 => Boundary::Wrap { min, max },
+                    _ => Boundary::walls(min, max, margin),
+                },
+            },
+        )
+        .boxed()
+}
+
+/// One agent: where it is, how it moves, whom it follows (an index into the agents, or a
+/// point) and whether it overrides its flock's limits.
+#[derive(Clone, Debug)]
+struct AgentSpec {
+    position: Vec3,
+    velocity: Vec3,
+    flock: usize,
+    target: Option<Result<usize, Vec3>>,
+    limits: Option<[f32; 2]>,
+}
+
+fn agent_spec() -> BoxedStrategy<AgentSpec> {
+    (
+        nasty_vec3(),
+        nasty_vec3(),
+        0_usize..3,
+        proptest::option::of(prop_oneof![
+            (0_usize..12).prop_map(Ok),
+            nasty_vec3().prop_map(Err)
+        ]),
+        proptest::option::of([nasty_f32(), nasty_f32()]),
+    )
+        .prop_map(|(position, velocity, flock, target, limits)| AgentSpec {
+            position,
+            velocity,
+            flock,
+            target,
+            limits,
+        })
+        .boxed()
+}
+
+/// What happens between two ticks.
+#[derive(Clone, Debug)]
+enum Change {
+    DespawnAgent(usize),
+    RemoveVelocity(usize),
+    InsertVelocity(usize, Vec3),
+    LeaveFlock(usize),
+    DespawnFlock(usize),
+    Retune(usize, FlockTuning),
+    Teleport(usize, Vec3),
+}
+
+fn change() -> BoxedStrategy<Change> {
+    prop_oneof![
+        (0_usize..12).prop_map(Change::DespawnAgent),
+        (0_usize..12).prop_map(Change::RemoveVelocity),
+        (0_usize..12, nasty_vec3()).prop_map(|(i, v)| Change::InsertVelocity(i, v)),
+        (0_usize..12).prop_map(Change::LeaveFlock),
+        (0_usize..2).prop_map(Change::DespawnFlock),
+        (0_usize..2, nasty_tuning()).prop_map(|(f, t)| Change::Retune(f, t)),
+        (0_usize..12, nasty_vec3()).prop_map(|(i, p)| Change::Teleport(i, p)),
+    ]
+    .boxed()
+}
+
+fn apply(app: &mut App, agents: &[Entity], flocks: &[Entity], change: Change) {
+    let world = app.world_mut();
+    let agent = |i: usize| agents[i % agents.len()];
+    match change {
+        Change::DespawnAgent(i) => {
+            world.try_despawn(agent(i)).ok();
+        }
+        Change::RemoveVelocity(i) => {
+            if let Ok(mut e) = world.get_entity_mut(agent(i)) {
+                e.remove::<Velocity>();
+            }
+        }
+        Change::InsertVelocity(i, v) => {
+            if let Ok(mut e) = world.get_entity_mut(agent(i)) {
+                e.insert(Velocity(v));
+            }
+        }
+        Change::LeaveFlock(i) => {
+            if let Ok(mut e) = world.get_entity_mut(agent(i)) {
+                e.remove::<InFlock>();
+            }
+        }
+        Change::DespawnFlock(f) => {
+            world.try_despawn(flocks[f]).ok();
+        }
+        Change::Retune(f, tuning) => {
+            if let Ok(mut e) = world.get_entity_mut(flocks[f]) {
+                e.insert(tuning);
+            }
+        }
+        Change::Teleport(i, p) => {
+            if let Some(mut transform) = world.get_mut::<Transform>(agent(i)) {
+                transform.translation = p;
+            }
+        }
+    }
+}
+
+fn assert_agents_finite(app: &mut App) {
+    let world = app.world_mut();
+    let mut query = world.query_filtered::<(Entity, &Transform, &Velocity), With<Agent>>();
+    for (entity, transform, velocity) in query.iter(world) {
+        assert!(
+            transform.translation.is_finite() && velocity.0.is_finite(),
+            "agent {entity}: {} {}",
+            transform.translation,
+            velocity.0
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn any_components_and_churn_leave_every_agent_finite(
+        tunings in [nasty_tuning(), nasty_tuning()],
+        specs in proptest::collection::vec(agent_spec(), 1..12),
+        changes in proptest::collection::vec(proptest::option::of(change()), 4),
+    ) {
+        let mut app = create_test_app(FlockingPlugin::default());
+        let flocks: Vec<Entity> = tunings.iter().map(|&t| spawn_flock(&mut app, t)).collect();
+        let agents: Vec<Entity> = specs
+            .iter()
+            .map(|spec| {
+                let mut agent = app.world_mut().spawn((
+                    Agent,
+                    Transform::from_translation(spec.position),
+                    Velocity(spec.velocity),
+                ));
+                if let Some(&flock) = flocks.get(spec.flock) {
+                    agent.insert(InFlock(flock));
+                }
+                if let Some([max_speed, max_force]) = spec.limits {
+                    agent.insert(SteeringLimits { max_speed, max_force, ..default() });
+                }
+                agent.id()
+            })
+            .collect();
+        for (spec, &agent) in specs.iter().zip(&agents) {
+            let target = match spec.target {
+                None => Target::None,
+                Some(Ok(i)) => Target::Entity(agents[i % agents.len()]),
+                Some(Err(point)) => Target::Point(point),
+            };
+            app.world_mut().entity_mut(agent).insert(target);
+        }
+        for change in changes {
+            if let Some(change) = change {
+                apply(&mut app, &agents, &flocks, change);
+            }
+            run_ticks(&mut app, 1);
+            assert_agents_finite(&mut app);
+        }
+        // Each problem is reported once per entity and field, naming the entity.
+        let corrections = &app.world().resource::<Corrections>().0;
+        let mut seen = std::collections::HashSet::new();
+        for c in corrections {
+            prop_assert!(
+                seen.insert((c.entity, c.correction.field)),
+                "{} reported twice for {}",
+                c.correction.field,
+                c.entity
+            );
+            prop_assert!(agents.contains(&c.entity) || flocks.contains(&c.entity));
+        }
+    }
+}
