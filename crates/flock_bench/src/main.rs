@@ -23,6 +23,9 @@
 //! Run in release: `cargo run --release -p flock_bench` (add `-- --quick` for a short run).
 //! It prints a table and writes `BENCHMARKS.md` and `benchmarks.svg` in the current directory.
 //! `-- --only kernel --agents 100000 --space 3d` runs one case, without writing the report.
+//! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
+
+mod soak;
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -49,6 +52,10 @@ const TARGETS: [(usize, [f64; 3]); 3] = [
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--soak") {
+        soak::run(&args);
+        return;
+    }
     let quick = args.iter().any(|a| a == "--quick");
     let value_of = |flag: &str| {
         args.iter()
@@ -325,8 +332,10 @@ fn row(
     row
 }
 
-fn bench_plugin(workload: &Workload, threads: usize, cores: usize, ticks: usize) -> Row {
-    let plugin = match workload.space {
+/// A headless app with the plugin, its compute pool given every core, and one fixed tick per
+/// update.
+fn plugin_app(space: Space, cores: usize) -> App {
+    let plugin = match space {
         Space::Volume => FlockingPlugin::default(),
         Space::Planar => FlockingPlugin::default().planar(),
     };
@@ -349,6 +358,11 @@ fn bench_plugin(workload: &Workload, threads: usize, cores: usize, ticks: usize)
     app.add_plugins(MinimalPlugins.set(TaskPoolPlugin { task_pool_options }))
         .add_plugins(plugin)
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    app
+}
+
+fn bench_plugin(workload: &Workload, threads: usize, cores: usize, ticks: usize) -> Row {
+    let mut app = plugin_app(workload.space, cores);
     if threads == 1 {
         // Otherwise the plugin's default chunk size, as a game gets it.
         app.world_mut()

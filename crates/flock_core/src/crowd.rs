@@ -326,7 +326,7 @@ impl Crowd {
 
     /// Fills `out` with the results of the agents in sorted slots `first_slot..`.
     fn compute_slots(&self, first_slot: usize, out: &mut [SlotResult]) {
-        let mut scratch = Vec::new();
+        let mut scratch = Scratch::default();
         // Agents of one cell sit in consecutive slots and share their stencil.
         let mut stencil_cell = None;
         let mut stencil = Vec::new();
@@ -369,7 +369,7 @@ impl Crowd {
         agent: &SlotAgent,
         stencil: &[Range<usize>],
         seam_stencil: &mut Vec<Range<usize>>,
-        scratch: &mut Vec<Candidate>,
+        scratch: &mut Scratch,
     ) -> Scan {
         let images = self.seam_images(agent.position, agent.params);
         self.scan_lanes(agent, &images, stencil, seam_stencil)
@@ -440,7 +440,7 @@ impl Crowd {
         images: &Images,
         stencil: &[Range<usize>],
         seam_stencil: &mut Vec<Range<usize>>,
-        scratch: &mut Vec<Candidate>,
+        scratch: &mut Scratch,
     ) -> Scan {
         let (prepared, p, heading) = (agent.params, agent.position, agent.heading);
         let cap = prepared
@@ -462,13 +462,13 @@ impl Crowd {
                 for block in range.clone().step_by(SCAN_BLOCK) {
                     let block = block..(block + SCAN_BLOCK).min(range.end);
                     let needed = found + block.len();
-                    if scratch.len() < needed {
-                        scratch.resize(needed, Candidate::default());
+                    if scratch.candidates.len() < needed {
+                        scratch.candidates.resize(needed, Candidate::default());
                     }
                     for slot in block {
-                        let offset = self.gathered[slot].body.position - centre;
+                        let offset = self.lanes.position(slot) - centre;
                         let dist_sq = offset.length_squared();
-                        scratch[found] = Candidate {
+                        scratch.candidates[found] = Candidate {
                             dist_sq,
                             slot: slot as u32,
                             offset,
@@ -488,28 +488,40 @@ impl Crowd {
         {
             let mut visible = 0;
             for k in 0..found {
-                let c = scratch[k];
+                let c = scratch.candidates[k];
                 if view.sees(c.offset.dot(heading), c.dist_sq) {
-                    scratch[visible] = c;
+                    scratch.candidates[visible] = c;
                     visible += 1;
                 }
             }
             found = visible;
         }
-        if let Some(cap) = cap
-            && cap < found
-        {
-            // Over the cap: the nearest, in a canonical order.
-            let nearest_first = |a: &Candidate, b: &Candidate| {
-                a.dist_sq.total_cmp(&b.dist_sq).then(a.slot.cmp(&b.slot))
-            };
-            scratch[..found].select_nth_unstable_by(cap, nearest_first);
-            scratch[..cap].sort_unstable_by(nearest_first);
-            found = cap;
-        }
         let mut scan = Scan::new();
-        for candidate in &scratch[..found] {
-            self.take_neighbour(agent, candidate, &mut scan);
+        match cap {
+            Some(cap) if cap < found => {
+                // Over the cap: the nearest. Each key packs the squared distance (never
+                // negative, so its bits order like the number) over the candidate's place in
+                // the scan, which breaks ties: the set is canonical, and selecting integers is
+                // fast. Selection is deterministic, so the sums need no sorted order.
+                let keys = &mut scratch.keys;
+                keys.clear();
+                keys.extend(
+                    scratch.candidates[..found]
+                        .iter()
+                        .enumerate()
+                        .map(|(k, c)| (u64::from(c.dist_sq.to_bits()) << 32) | k as u64),
+                );
+                keys.select_nth_unstable(cap);
+                for &key in &keys[..cap] {
+                    let candidate = &scratch.candidates[key as u32 as usize];
+                    self.take_neighbour(agent, candidate, &mut scan);
+                }
+            }
+            _ => {
+                for candidate in &scratch.candidates[..found] {
+                    self.take_neighbour(agent, candidate, &mut scan);
+                }
+            }
         }
         scan
     }
@@ -834,7 +846,8 @@ impl Crowd {
     /// For every slot, the SIMD scan (where it answers) and the exact scan, after
     /// [`build_index`](Self::build_index).
     pub(crate) fn both_scans(&self) -> Vec<(Option<Scan>, Scan)> {
-        let (mut stencil, mut seam_stencil, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut stencil, mut seam_stencil) = (Vec::new(), Vec::new());
+        let mut scratch = Scratch::default();
         (0..self.len())
             .map(|slot| {
                 let agent = self.slot_agent(slot);
@@ -892,6 +905,14 @@ struct SlotAgent<'a> {
     heading: Vec3,
     params: &'a Prepared,
     target: Option<Vec3>,
+}
+
+/// Buffers of the exact scan, kept between agents.
+#[derive(Default)]
+struct Scratch {
+    candidates: Vec<Candidate>,
+    /// Selection keys when the cap binds.
+    keys: Vec<u64>,
 }
 
 /// A neighbour found in the scan, before the cap picks the nearest.

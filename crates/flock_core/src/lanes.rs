@@ -90,6 +90,11 @@ impl SlotLanes {
         ]
     }
 
+    /// The position in `slot`.
+    pub(crate) fn position(&self, slot: usize) -> Vec3 {
+        Vec3::new(self.x[slot], self.y[slot], self.z[slot])
+    }
+
     /// Whether flock keys tell every flock apart, so that [`LaneScan`] may be used.
     pub(crate) fn keys_exact(&self) -> bool {
         self.keys_exact

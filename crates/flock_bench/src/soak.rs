@@ -1,0 +1,192 @@
+//! Soak: a long run of the full plugin with agents spawned and despawned every tick, to show
+//! that memory stays flat and the tick time does not creep.
+//!
+//! `cargo run --release -p flock_bench -- --soak [--ticks N] [--agents N]` (defaults: 100,000
+//! ticks, 2,000 agents, 1% of them replaced every tick) prints the figures and writes
+//! `SOAK.md`. Agents live in a walled box sized for about 25 neighbours each, so the density,
+//! and with it the work per tick, stays steady.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use bevy_flock_plugin::prelude::*;
+use flock_core::Space;
+
+use crate::Workload;
+
+/// Ticks in each window whose median tick time is reported.
+const WINDOW: usize = 1_000;
+
+/// Resident and peak resident memory of this process, in KiB (Linux only).
+fn memory_kib() -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))?
+            .split_whitespace()
+            .nth(1)?
+            .parse::<u64>()
+            .ok()
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort_unstable();
+    times[times.len() / 2]
+}
+
+/// One line of the report: after `tick` ticks, the memory and the median tick time of the
+/// window just before.
+struct Sample {
+    tick: usize,
+    rss_kib: u64,
+    peak_kib: u64,
+    median: Duration,
+    agents: usize,
+}
+
+pub fn run(args: &[String]) {
+    let value_of = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse::<usize>().ok())
+    };
+    let ticks = value_of("--ticks").unwrap_or(100_000).max(WINDOW);
+    let agents = value_of("--agents").unwrap_or(2_000).max(100);
+    let churn = agents / 100;
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+
+    let workload = Workload::new(agents, Space::Volume);
+    let half = workload
+        .positions
+        .iter()
+        .fold(Vec3::ZERO, |m, p| m.max(p.abs()));
+    let mut app = crate::plugin_app(Space::Volume, cores);
+    let flock = **app.world().resource::<DefaultFlock>();
+    app.world_mut()
+        .entity_mut(flock)
+        .insert(Boundary::walls(-half, half, 2.0));
+    app.finish();
+    app.cleanup();
+    let mut alive: Vec<Entity> = workload
+        .positions
+        .iter()
+        .zip(&workload.velocities)
+        .map(|(&p, &v)| {
+            app.world_mut()
+                .spawn((Agent, Transform::from_translation(p), Velocity(v)))
+                .id()
+        })
+        .collect();
+
+    // Replacements come from the workload's positions, in turn, so runs repeat.
+    let mut next = 0;
+    let mut window = Vec::with_capacity(WINDOW);
+    let mut samples = Vec::new();
+    let started = Instant::now();
+    for tick in 1..=ticks {
+        for k in 0..churn {
+            let victim = (tick * 7919 + k * 104_729) % alive.len();
+            let gone = alive.swap_remove(victim);
+            app.world_mut().despawn(gone);
+            let (p, v) = (
+                workload.positions[next % agents],
+                workload.velocities[next % agents],
+            );
+            next += 1;
+            alive.push(
+                app.world_mut()
+                    .spawn((Agent, Transform::from_translation(p), Velocity(v)))
+                    .id(),
+            );
+        }
+        let t = Instant::now();
+        app.update();
+        window.push(t.elapsed());
+        if window.len() == WINDOW {
+            let (rss_kib, peak_kib) = memory_kib().unwrap_or((0, 0));
+            let metrics = app.world().resource::<FlockMetrics>();
+            samples.push(Sample {
+                tick,
+                rss_kib,
+                peak_kib,
+                median: median(&mut window),
+                agents: metrics.agents,
+            });
+            window.clear();
+            let s = samples.last().expect("just pushed");
+            if samples.len() == 1 || tick % (ticks / 10).max(WINDOW) == 0 {
+                println!(
+                    "tick {:>7}: {} agents, median tick {:.3} ms, resident {} KiB (peak {} KiB)",
+                    s.tick,
+                    s.agents,
+                    s.median.as_secs_f64() * 1e3,
+                    s.rss_kib,
+                    s.peak_kib
+                );
+            }
+        }
+    }
+    let wall = started.elapsed();
+    let metrics = *app.world().resource::<FlockMetrics>();
+    let candidates = app
+        .world()
+        .resource::<FlockSimulation>()
+        .crowd()
+        .candidates_per_agent();
+    println!(
+        "at the end: {:.1} neighbours and {candidates:.1} candidates per agent, polarisation {:.2}",
+        metrics.mean_neighbours, metrics.polarisation
+    );
+    let report = report(&samples, ticks, agents, churn, wall);
+    std::fs::write("SOAK.md", &report).expect("write SOAK.md");
+    println!("\n{report}\nwrote SOAK.md");
+}
+
+fn report(samples: &[Sample], ticks: usize, agents: usize, churn: usize, wall: Duration) -> String {
+    let mut out = String::new();
+    let (first, last) = (&samples[0], &samples[samples.len() - 1]);
+    let _ = writeln!(
+        out,
+        "# Soak\n\nWritten by `cargo run --release -p flock_bench -- --soak`: {ticks} ticks of the \
+         full plugin, {agents} agents in a walled box (about 25 neighbours each), {churn} \
+         despawned and {churn} spawned before every tick ({} in all), in {:.0} s of wall time.\n",
+        churn * ticks,
+        wall.as_secs_f64()
+    );
+    let _ = writeln!(
+        out,
+        "| | after tick | resident memory | peak resident | median tick ({WINDOW} ticks before) |\n|---|---:|---:|---:|---:|"
+    );
+    for (label, s) in [("start", first), ("end", last)] {
+        let _ = writeln!(
+            out,
+            "| {label} | {} | {:.1} MiB | {:.1} MiB | {:.3} ms |",
+            s.tick,
+            s.rss_kib as f64 / 1024.0,
+            s.peak_kib as f64 / 1024.0,
+            s.median.as_secs_f64() * 1e3
+        );
+    }
+    let medians: Vec<f64> = samples.iter().map(|s| s.median.as_secs_f64()).collect();
+    let (lo, hi) = medians
+        .iter()
+        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), &m| {
+            (lo.min(m), hi.max(m))
+        });
+    let _ = writeln!(
+        out,
+        "\nEnd over start: resident memory {:.3}x, median tick {:.2}x. Over all {} windows the \
+         median tick ranged {:.3} to {:.3} ms.",
+        last.rss_kib as f64 / first.rss_kib.max(1) as f64,
+        last.median.as_secs_f64() / first.median.as_secs_f64(),
+        samples.len(),
+        lo * 1e3,
+        hi * 1e3
+    );
+    out
+}
