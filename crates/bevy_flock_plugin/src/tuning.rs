@@ -73,9 +73,11 @@ pub struct Perception {
     pub separation_radius: f32,
     /// Field of view in degrees around the heading: 360 sees all, 270 ignores the 90 behind.
     pub field_of_view: f32,
-    /// At most this many neighbours count, the nearest. When agents crowd together the scan
-    /// also stops after four times this many candidates in range (at least 64), which bounds
-    /// the work per agent. `None` counts every neighbour.
+    /// At most this many neighbours count, the nearest. When more are in range, the agent's
+    /// neighbour radius shrinks to 0.85, 0.7 or 0.6 of itself, the largest that holds no more
+    /// than this many; where even 0.6 holds too many, exactly this many nearest are picked,
+    /// and the scan stops after four times this many candidates in range (at least 64), which
+    /// bounds the work per agent. `None` counts every neighbour.
     pub max_neighbours: Option<u32>,
 }
 

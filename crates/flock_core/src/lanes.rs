@@ -204,13 +204,107 @@ impl Lanes3 {
     }
 }
 
-/// One agent's neighbour sums, four lanes wide.
-pub(crate) struct LaneScan {
-    radius_sq: Vec4,
-    separation_sq: Vec4,
-    flock_key: Vec4,
+/// Which candidates an agent takes in: those within `radius_sq` of the scan's centre and in
+/// its field of view.
+#[derive(Clone, Copy)]
+pub(crate) struct Probe {
+    radius_sq: f32,
     heading: Vec3,
     view: Option<FieldOfView>,
+}
+
+impl Probe {
+    /// An agent heading along unit `heading` (or zero, which disables `view`).
+    pub(crate) fn new(radius_sq: f32, heading: Vec3, view: Option<FieldOfView>) -> Self {
+        Self {
+            radius_sq,
+            heading,
+            view: view.filter(|_| heading != Vec3::ZERO),
+        }
+    }
+
+    /// The same probe with a smaller radius.
+    pub(crate) fn with_radius_sq(self, radius_sq: f32) -> Self {
+        Self { radius_sq, ..self }
+    }
+
+    /// Calls `visit(slot, x, y, z, dist_sq, keep)` for each group of four candidates of
+    /// `ranges`: their offsets from `centre`, squared distances, and which of them are taken in
+    /// (never `own`, nor lanes past a range's end). Stops when `visit` returns `false`, and
+    /// returns whether it ran to the end.
+    #[inline(always)]
+    fn for_each_group(
+        &self,
+        lanes: &SlotLanes,
+        ranges: &[Range<usize>],
+        centre: Vec3,
+        own: usize,
+        mut visit: impl FnMut(usize, Vec4, Vec4, Vec4, Vec4, BVec4A) -> bool,
+    ) -> bool {
+        let (cx, cy, cz) = (
+            Vec4::splat(centre.x),
+            Vec4::splat(centre.y),
+            Vec4::splat(centre.z),
+        );
+        let (hx, hy, hz) = (
+            Vec4::splat(self.heading.x),
+            Vec4::splat(self.heading.y),
+            Vec4::splat(self.heading.z),
+        );
+        let radius_sq = Vec4::splat(self.radius_sq);
+        for range in ranges {
+            let mut s = range.start;
+            while s < range.end {
+                let x = SlotLanes::load(&lanes.x, s) - cx;
+                let y = SlotLanes::load(&lanes.y, s) - cy;
+                let z = SlotLanes::load(&lanes.z, s) - cz;
+                let dist_sq = x * x + y * y + z * z;
+                let mut keep = dist_sq.cmple(radius_sq);
+                // Lanes past the range's end (without a branch: short ranges are common).
+                let left = (range.end - s).min(LANES);
+                keep &= LANE_INDEX.cmplt(Vec4::splat(left as f32));
+                if own.wrapping_sub(s) < LANES {
+                    keep &= LANE_INDEX.cmpne(Vec4::splat((own - s) as u32 as f32));
+                }
+                if let Some(view) = self.view {
+                    keep &= view.sees_lanes(x * hx + y * hy + z * hz, dist_sq);
+                }
+                if !visit(s, x, y, z, dist_sq, keep) {
+                    return false;
+                }
+                s += LANES;
+            }
+        }
+        true
+    }
+
+    /// How many candidates of `ranges` it takes in within each of the squared radii in
+    /// `radii_sq`, four at once.
+    pub(crate) fn count_within(
+        &self,
+        lanes: &SlotLanes,
+        ranges: &[Range<usize>],
+        centre: Vec3,
+        own: usize,
+        radii_sq: [f32; 4],
+    ) -> [f32; 4] {
+        let limits = radii_sq.map(Vec4::splat);
+        let mut counts = [Vec4::ZERO; 4];
+        self.for_each_group(lanes, ranges, centre, own, |_, _, _, _, dist_sq, keep| {
+            for (count, &limit) in counts.iter_mut().zip(&limits) {
+                *count += Vec4::select(keep & dist_sq.cmple(limit), Vec4::ONE, Vec4::ZERO);
+            }
+            true
+        });
+        counts.map(lane_sum)
+    }
+}
+
+/// One agent's neighbour sums, four lanes wide.
+pub(crate) struct LaneScan {
+    probe: Probe,
+    separation_sq: Vec4,
+    flock_key: Vec4,
     count: Vec4,
     nearest_sq: Vec4,
     separation: Lanes3,
@@ -220,21 +314,12 @@ pub(crate) struct LaneScan {
 }
 
 impl LaneScan {
-    /// An empty scan for an agent of flock `flock_key`, heading along unit `heading` (or zero,
-    /// which disables `view`).
-    pub(crate) fn new(
-        radius_sq: f32,
-        separation_sq: f32,
-        flock_key: f32,
-        heading: Vec3,
-        view: Option<FieldOfView>,
-    ) -> Self {
+    /// An empty scan for an agent of flock `flock_key` taking in what `probe` does.
+    pub(crate) fn new(probe: Probe, separation_sq: f32, flock_key: f32) -> Self {
         Self {
-            radius_sq: Vec4::splat(radius_sq),
+            probe,
             separation_sq: Vec4::splat(separation_sq),
             flock_key: Vec4::splat(flock_key),
-            heading,
-            view: view.filter(|_| heading != Vec3::ZERO),
             count: Vec4::ZERO,
             nearest_sq: Vec4::INFINITY,
             separation: Lanes3::ZERO,
@@ -258,65 +343,36 @@ impl LaneScan {
         cap: f32,
         block: usize,
     ) -> bool {
-        let (cx, cy, cz) = (
-            Vec4::splat(centre.x),
-            Vec4::splat(centre.y),
-            Vec4::splat(centre.z),
-        );
-        let (hx, hy, hz) = (
-            Vec4::splat(self.heading.x),
-            Vec4::splat(self.heading.y),
-            Vec4::splat(self.heading.z),
-        );
         let mut unchecked = 0;
-        for range in ranges {
-            let mut s = range.start;
-            while s < range.end {
-                let x = SlotLanes::load(&lanes.x, s) - cx;
-                let y = SlotLanes::load(&lanes.y, s) - cy;
-                let z = SlotLanes::load(&lanes.z, s) - cz;
-                let dist_sq = x * x + y * y + z * z;
-                let mut keep = dist_sq.cmple(self.radius_sq);
-                // Lanes past the range's end (without a branch: short ranges are common).
-                let left = (range.end - s).min(LANES);
-                keep &= LANE_INDEX.cmplt(Vec4::splat(left as f32));
-                if own.wrapping_sub(s) < LANES {
-                    keep &= LANE_INDEX.cmpne(Vec4::splat((own - s) as u32 as f32));
-                }
-                if let Some(view) = self.view {
-                    keep &= view.sees_lanes(x * hx + y * hy + z * hz, dist_sq);
-                }
-                self.count += Vec4::select(keep, Vec4::ONE, Vec4::ZERO);
-                self.nearest_sq = self
-                    .nearest_sq
-                    .min(Vec4::select(keep, dist_sq, Vec4::INFINITY));
-                let near = keep & dist_sq.cmplt(self.separation_sq);
-                // Few candidates are this close: skip the division when none is.
-                if near.any() {
-                    let inv = Vec4::ONE / dist_sq.max(Vec4::splat(SEPARATION_FLOOR_SQ));
-                    self.separation
-                        .add_where(near, -x * inv, -y * inv, -z * inv);
-                }
-                let mate = keep & SlotLanes::load(&lanes.flock_key, s).cmpeq(self.flock_key);
-                self.mates += Vec4::select(mate, Vec4::ONE, Vec4::ZERO);
-                self.velocity_sum.add_where(
-                    mate,
-                    SlotLanes::load(&lanes.vx, s),
-                    SlotLanes::load(&lanes.vy, s),
-                    SlotLanes::load(&lanes.vz, s),
-                );
-                self.offset_sum.add_where(mate, x, y, z);
-                s += LANES;
-                unchecked += LANES;
-                if unchecked >= block {
-                    unchecked = 0;
-                    if self.count() > cap {
-                        return false;
-                    }
-                }
+        let probe = self.probe;
+        probe.for_each_group(lanes, ranges, centre, own, |s, x, y, z, dist_sq, keep| {
+            self.count += Vec4::select(keep, Vec4::ONE, Vec4::ZERO);
+            self.nearest_sq = self
+                .nearest_sq
+                .min(Vec4::select(keep, dist_sq, Vec4::INFINITY));
+            let near = keep & dist_sq.cmplt(self.separation_sq);
+            // Few candidates are this close: skip the division when none is.
+            if near.any() {
+                let inv = Vec4::ONE / dist_sq.max(Vec4::splat(SEPARATION_FLOOR_SQ));
+                self.separation
+                    .add_where(near, -x * inv, -y * inv, -z * inv);
             }
-        }
-        true
+            let mate = keep & SlotLanes::load(&lanes.flock_key, s).cmpeq(self.flock_key);
+            self.mates += Vec4::select(mate, Vec4::ONE, Vec4::ZERO);
+            self.velocity_sum.add_where(
+                mate,
+                SlotLanes::load(&lanes.vx, s),
+                SlotLanes::load(&lanes.vy, s),
+                SlotLanes::load(&lanes.vz, s),
+            );
+            self.offset_sum.add_where(mate, x, y, z);
+            unchecked += LANES;
+            if unchecked >= block {
+                unchecked = 0;
+                return self.count() <= cap;
+            }
+            true
+        })
     }
 
     /// Neighbours found so far.

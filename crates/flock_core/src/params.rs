@@ -82,9 +82,13 @@ pub struct Perception {
     /// Field of view in degrees, centred on the heading: 360 sees all around, 270 ignores the
     /// 90-degree cone behind.
     pub field_of_view: f32,
-    /// At most this many neighbours count, the nearest ones. To bound the work when agents
-    /// crowd together, the scan stops after four times this many candidates in range (at
-    /// least 64) and keeps the nearest of those. `None` counts every neighbour.
+    /// At most this many neighbours count, the nearest ones. When more are in range, the
+    /// agent's neighbour radius shrinks to 0.85, 0.7 or 0.6 of itself, the largest that holds
+    /// no more than this many (so a dense flock counts fewer, all nearer than the rest, at the
+    /// cost of the usual scan); where even 0.6 holds too many, exactly this many nearest are
+    /// picked. To bound that work when agents pile up, the scan stops after four times this
+    /// many candidates in range (at least 64) and keeps the nearest of those. `None` counts
+    /// every neighbour.
     pub max_neighbours: Option<u32>,
 }
 

@@ -450,6 +450,44 @@ fn lane_scan_hands_coincident_and_capped_agents_to_the_exact_scan() {
 }
 
 #[test]
+fn over_the_cap_the_lane_scan_shrinks_the_radius_to_a_step_that_fits() {
+    // Agent 0 at the origin; 30 agents between 1 and 3 away (inside 0.85 of radius 4) and 30
+    // between 3.5 and 3.95 away (outside it), in random directions.
+    let mut positions = vec![Vec3::ZERO];
+    let directions = random_positions(60, 1.0, 41);
+    for (k, d) in directions.iter().enumerate() {
+        let distance = if k < 30 {
+            1.0 + 2.0 * k as f32 / 30.0
+        } else {
+            3.5 + 0.45 * (k - 30) as f32 / 30.0
+        };
+        positions.push(d.normalize_or(Vec3::X) * distance);
+    }
+    let scan_of_first = |cap: u32| {
+        let params = AgentParams {
+            perception: Perception {
+                max_neighbours: Some(cap),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let mut crowd = crowd_with(Space::Volume, params, &positions, |_| Vec3::ZERO);
+        crowd.build_index();
+        crowd.both_scans()[0]
+    };
+    // 60 in range, cap 40: the radius shrinks to 0.85 x 4 = 3.4, which holds the 30 nearest.
+    let (lanes, exact) = scan_of_first(40);
+    let lanes = lanes.expect("the lane scan answers");
+    assert_eq!((lanes.count, exact.count), (30, 40));
+    // Cap 20: even 0.6 x 4 = 2.4 holds more (22 agents); the exact scan takes the nearest 20.
+    let (lanes, exact) = scan_of_first(20);
+    assert!(lanes.is_none(), "{lanes:?}");
+    assert_eq!(exact.count, 20);
+    // Cap 60: all fit.
+    assert_eq!(scan_of_first(60).0.expect("answers").count, 60);
+}
+
+#[test]
 fn the_neighbour_cap_keeps_the_nearest_and_bounds_the_scan() {
     let metrics = |n: usize, cap: Option<u32>| {
         // All `n` agents within one grid cell and within each other's radius.
