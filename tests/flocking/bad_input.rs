@@ -181,3 +181,58 @@ fn no_agents_and_a_single_agent_are_fine() {
     run_ticks(&mut app, 1);
     assert_eq!(app.world().resource::<FlockMetrics>().agents, 0);
 }
+
+/// Entities the mid-tick system below despawns, one a tick, and an agent it strips of its
+/// velocity once.
+#[derive(Resource)]
+struct DoomedMidTick(Vec<Entity>, Option<Entity>);
+
+#[test]
+fn despawning_agents_and_targets_in_the_middle_of_a_tick_causes_no_panic() {
+    let mut app = create_test_app(FlockingPlugin::default());
+    let prey: Vec<Entity> = (0..5)
+        .map(|i| {
+            app.world_mut()
+                .spawn((Agent, Transform::from_xyz(8.0, i as f32, 0.0)))
+                .id()
+        })
+        .collect();
+    let hunters: Vec<Entity> = (0..20)
+        .map(|i| {
+            app.world_mut()
+                .spawn((
+                    Agent,
+                    Target::Entity(prey[i % prey.len()]),
+                    Transform::from_xyz(0.0, i as f32 * 0.5, 0.0),
+                    Velocity(Vec3::X),
+                ))
+                .id()
+        })
+        .collect();
+    // Between force accumulation and integration, after the simulation has read every agent,
+    // despawn a prey (some hunters' target) or a hunter, and strip another hunter's velocity.
+    let mut doomed: Vec<Entity> = prey.iter().chain(&hunters[..5]).copied().collect();
+    doomed.reverse();
+    app.insert_resource(DoomedMidTick(doomed, Some(hunters[10])))
+        .add_systems(
+            FixedUpdate,
+            (|mut commands: Commands, mut doomed: ResMut<DoomedMidTick>| {
+                if let Some(entity) = doomed.0.pop() {
+                    commands.entity(entity).despawn();
+                }
+                if let Some(entity) = doomed.1.take() {
+                    commands.entity(entity).remove::<Velocity>();
+                }
+            })
+            .in_set(FlockingSystems::Avoidance),
+        );
+    run_ticks(&mut app, 30);
+    // Agents stripped of their velocity leave the simulation; the rest fly on, finite.
+    let moving: Vec<Vec3> = hunters[5..]
+        .iter()
+        .filter_map(|&h| app.world().get::<Velocity>(h).map(|v| v.0))
+        .collect();
+    assert!(moving.iter().all(|v| v.is_finite() && *v != Vec3::ZERO));
+    assert_eq!(moving.len(), 14, "all but the stripped hunter move");
+    assert_eq!(app.world().resource::<FlockMetrics>().agents, moving.len());
+}

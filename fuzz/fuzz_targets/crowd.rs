@@ -1,0 +1,117 @@
+//! Fuzzes the kernel's whole tick and its queries with arbitrary bytes decoded into parameters,
+//! agents, timesteps, added forces and query points. Any panic is a finding; so is any agent
+//! whose position or velocity stops being finite.
+
+#![no_main]
+
+use arbitrary::Unstructured;
+use flock_core::glam::Vec3;
+use flock_core::{
+    AgentInput, AgentParams, Boundary, Crowd, Limits, ParamsId, Perception, ScopedThreads, Space,
+    SteeringStyle, Weights,
+};
+use libfuzzer_sys::fuzz_target;
+
+fn vec3(u: &mut Unstructured) -> arbitrary::Result<Vec3> {
+    Ok(Vec3::new(u.arbitrary()?, u.arbitrary()?, u.arbitrary()?))
+}
+
+fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
+    Ok(AgentParams {
+        weights: Weights {
+            separation: u.arbitrary()?,
+            alignment: u.arbitrary()?,
+            cohesion: u.arbitrary()?,
+            target: u.arbitrary()?,
+            style: if u.arbitrary()? {
+                SteeringStyle::DesiredVelocity
+            } else {
+                SteeringStyle::Vector
+            },
+        },
+        limits: Limits {
+            max_speed: u.arbitrary()?,
+            min_speed: u.arbitrary()?,
+            max_force: u.arbitrary()?,
+            arrival_radius: u.arbitrary()?,
+        },
+        perception: Perception {
+            neighbour_radius: u.arbitrary()?,
+            separation_radius: u.arbitrary()?,
+            field_of_view: u.arbitrary()?,
+            max_neighbours: u.arbitrary()?,
+        },
+        boundary: match u.int_in_range(0..=2)? {
+            0 => Boundary::None,
+            1 => Boundary::Wrap {
+                min: vec3(u)?,
+                max: vec3(u)?,
+            },
+            _ => Boundary::Walls {
+                min: vec3(u)?,
+                max: vec3(u)?,
+                margin: u.arbitrary()?,
+                weight: u.arbitrary()?,
+            },
+        },
+    })
+}
+
+fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
+    let space = if u.arbitrary()? {
+        Space::Volume
+    } else {
+        Space::Planar
+    };
+    let mut crowd = Crowd::new(space);
+    for _ in 0..u.int_in_range(0..=3)? {
+        crowd.add_params(params(u)?);
+    }
+    // Agents often share a point, to reach the coincident and crowded paths.
+    let mut last = Vec3::ZERO;
+    for _ in 0..u.int_in_range(0..=80)? {
+        let position = if u.ratio(1, 4)? { last } else { vec3(u)? };
+        last = position;
+        crowd.push(AgentInput {
+            position,
+            velocity: vec3(u)?,
+            heading: vec3(u)?,
+            flock: u.int_in_range(0..=3)?,
+            params: ParamsId(u.int_in_range(0..=4)?),
+            target: if u.arbitrary()? { Some(vec3(u)?) } else { None },
+        });
+    }
+    let threads = ScopedThreads(u.int_in_range(1..=3)?);
+    for _ in 0..u.int_in_range(1..=3)? {
+        crowd.build_index_on(&threads);
+        crowd.accumulate_forces_on(&threads);
+        let force = vec3(u)?;
+        for i in 0..crowd.len() {
+            assert!(crowd.force(i).is_finite(), "force of agent {i}");
+            crowd.add_force(i, force);
+        }
+        crowd.integrate_on(u.arbitrary()?, &threads);
+        for i in 0..crowd.len() {
+            let (p, v) = (crowd.position(i), crowd.velocity(i));
+            assert!(p.is_finite() && v.is_finite(), "agent {i}: {p} {v}");
+        }
+        let metrics = crowd.metrics();
+        assert!(metrics.polarisation.is_finite(), "{metrics:?}");
+    }
+    crowd.build_index();
+    let (point, radius): (Vec3, f32) = (vec3(u)?, u.arbitrary()?);
+    crowd.for_each_within(point, radius, |i, d| {
+        assert!(
+            i < crowd.len() && d <= radius,
+            "agent {i} at {d} of {radius}"
+        );
+    });
+    let k = u.int_in_range(0..=16)?;
+    let nearest = crowd.k_nearest(point, k, |i| i % 2 == 0);
+    assert!(nearest.len() <= k);
+    Ok(())
+}
+
+fuzz_target!(|data: &[u8]| {
+    let _ = run(&mut Unstructured::new(data));
+});
