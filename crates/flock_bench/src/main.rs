@@ -84,7 +84,7 @@ fn main() {
     // machine then lands on every method instead of one.
     let rounds: usize = value_of("--rounds")
         .and_then(|n| n.parse().ok())
-        .unwrap_or(if quick { 1 } else { 3 });
+        .unwrap_or(if quick { 1 } else { 5 });
 
     // One compute pool for the whole run, with one thread per core here (2 on the CI box).
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
