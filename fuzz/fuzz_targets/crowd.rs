@@ -5,10 +5,11 @@
 #![no_main]
 
 use arbitrary::Unstructured;
+use flock_core::glam::Quat;
 use flock_core::glam::Vec3;
 use flock_core::{
-    AgentInput, AgentParams, Boundary, Crowd, Limits, ParamsId, Perception, ScopedThreads, Space,
-    SteeringStyle, Weights,
+    AgentInput, AgentParams, Boundary, Crowd, Limits, ParamsId, Perception, ScopedThreads, Shape,
+    Space, SteeringStyle, Weights,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -57,6 +58,34 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
     })
 }
 
+fn shape(u: &mut Unstructured) -> arbitrary::Result<Shape> {
+    Ok(match u.int_in_range(0..=3)? {
+        0 => Shape::Sphere {
+            centre: vec3(u)?,
+            radius: u.arbitrary()?,
+        },
+        1 => Shape::Box {
+            centre: vec3(u)?,
+            half_extents: vec3(u)?,
+            rotation: Quat::from_xyzw(
+                u.arbitrary()?,
+                u.arbitrary()?,
+                u.arbitrary()?,
+                u.arbitrary()?,
+            ),
+        },
+        2 => Shape::HalfSpace {
+            point: vec3(u)?,
+            normal: vec3(u)?,
+        },
+        _ => Shape::Capsule {
+            a: vec3(u)?,
+            b: vec3(u)?,
+            radius: u.arbitrary()?,
+        },
+    })
+}
+
 fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     let space = if u.arbitrary()? {
         Space::Volume
@@ -81,10 +110,16 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             target: if u.arbitrary()? { Some(vec3(u)?) } else { None },
         });
     }
+    let mut shapes = Vec::new();
+    for _ in 0..u.int_in_range(0..=4)? {
+        shapes.push(shape(u)?);
+    }
+    crowd.set_obstacles(shapes);
     let threads = ScopedThreads(u.int_in_range(1..=3)?);
     for _ in 0..u.int_in_range(1..=3)? {
         crowd.build_index_on(&threads);
         crowd.accumulate_forces_on(&threads);
+        crowd.avoid_obstacles_on(&threads);
         let force = vec3(u)?;
         for i in 0..crowd.len() {
             assert!(crowd.force(i).is_finite(), "force of agent {i}");

@@ -127,6 +127,7 @@ enum Change {
     DespawnFlock(usize),
     Retune(usize, FlockTuning),
     Teleport(usize, Vec3),
+    SpawnObstacle(Obstacle, Vec3, Vec3),
 }
 
 fn change() -> BoxedStrategy<Change> {
@@ -138,6 +139,24 @@ fn change() -> BoxedStrategy<Change> {
         (0_usize..2).prop_map(Change::DespawnFlock),
         (0_usize..2, nasty_tuning()).prop_map(|(f, t)| Change::Retune(f, t)),
         (0_usize..12, nasty_vec3()).prop_map(|(i, p)| Change::Teleport(i, p)),
+        (nasty_f32(), nasty_vec3(), nasty_vec3(), nasty_vec3()).prop_map(
+            |(size, extents, at, scale)| {
+                let obstacle = match size.to_bits() % 4 {
+                    0 => Obstacle::Sphere { radius: size },
+                    1 => Obstacle::Box {
+                        half_extents: extents,
+                    },
+                    2 => Obstacle::HalfSpace {
+                        normal: Dir3::new(extents).unwrap_or(Dir3::Y),
+                    },
+                    _ => Obstacle::Capsule {
+                        half_length: extents.x,
+                        radius: size,
+                    },
+                };
+                Change::SpawnObstacle(obstacle, at, scale)
+            }
+        ),
     ]
     .boxed()
 }
@@ -171,6 +190,9 @@ fn apply(app: &mut App, agents: &[Entity], flocks: &[Entity], change: Change) {
             if let Ok(mut e) = world.get_entity_mut(flocks[f]) {
                 e.insert(tuning);
             }
+        }
+        Change::SpawnObstacle(obstacle, at, scale) => {
+            world.spawn((obstacle, Transform::from_translation(at).with_scale(scale)));
         }
         Change::Teleport(i, p) => {
             if let Some(mut transform) = world.get_mut::<Transform>(agent(i)) {

@@ -5,6 +5,7 @@ mod boundaries;
 mod determinism;
 mod flocks;
 mod hostile;
+mod obstacles;
 mod queries;
 mod rules;
 mod schedule;

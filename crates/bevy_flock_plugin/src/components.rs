@@ -95,8 +95,12 @@ impl FromWorld for InFlock {
 #[reflect(Component, Default, Debug)]
 pub struct FlockMembers(Vec<Entity>);
 
-/// A solid shape agents must steer around, placed by the entity's [`Transform`]. The avoidance
-/// stage casts against these.
+/// A solid shape agents steer around and never enter, placed (and scaled) by the entity's
+/// [`GlobalTransform`]. Each tick, in [`FlockingSystems::Avoidance`](crate::FlockingSystems),
+/// every agent casts a ball ahead against these (see
+/// [`FlockingConfig::avoidance`](crate::FlockingConfig)); integration then stops any agent at
+/// the surface rather than let it in. A degenerate shape (zero or negative size, NaN) is
+/// ignored, with one warning.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[require(Transform)]
 #[reflect(Component, Debug, Clone, PartialEq)]
@@ -115,5 +119,13 @@ pub enum Obstacle {
     HalfSpace {
         /// Points out of the solid side.
         normal: Dir3,
+    },
+    /// Every point within `radius` of the segment along the local Y axis from `-half_length`
+    /// to `half_length` (Bevy's capsule shape; on the plane, a wall with rounded ends).
+    Capsule {
+        /// Half the length of the core segment.
+        half_length: f32,
+        /// Radius around the segment.
+        radius: f32,
     },
 }

@@ -20,14 +20,16 @@ pub use diagnostics::{FlockMetrics, InputCorrected};
 pub use gizmos::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
 pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems};
 pub use simulation::{FlockSimulation, NearbyAgent};
-pub use tuning::{Boundary, FlockTuning, FlockWeights, Perception, RuleStyle, SteeringLimits};
+pub use tuning::{
+    Boundary, FlockTuning, FlockWeights, ObstacleAvoidance, Perception, RuleStyle, SteeringLimits,
+};
 
 /// The types most games need: `use bevy_flock_plugin::prelude::*;`.
 pub mod prelude {
     pub use crate::{
         Agent, Boundary, DefaultFlock, Flock, FlockMetrics, FlockSimulation, FlockTuning,
         FlockWeights, FlockingConfig, FlockingPlugin, FlockingSystems, InFlock, NearbyAgent,
-        Obstacle, Perception, RuleStyle, SteeringLimits, Target, Velocity,
+        Obstacle, ObstacleAvoidance, Perception, RuleStyle, SteeringLimits, Target, Velocity,
     };
     #[cfg(feature = "bevy_gizmos")]
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};

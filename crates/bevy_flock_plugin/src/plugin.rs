@@ -69,8 +69,9 @@ pub enum FlockingSystems {
     /// Computes each agent's flocking, target and wall forces. After it, read or add to the
     /// forces with [`FlockSimulation::force`] and [`FlockSimulation::add_force`].
     ForceAccumulation,
-    /// Obstacle avoidance adds its forces here, with the highest priority. Add forces of your
-    /// own (wind, currents) here or after it.
+    /// Obstacle avoidance steers agents around [`Obstacle`]s here, taking what it needs of
+    /// each agent's max force before the flocking forces. Add forces of your own (wind,
+    /// currents) here or after it: they are added to the total either way.
     Avoidance,
     /// Limits force and speed, moves the agents and writes [`Velocity`], [`Transform`] and
     /// [`SteeringState`] back, then updates [`FlockMetrics`] and the diagnostics.
@@ -97,6 +98,8 @@ pub struct FlockingConfig {
     /// default split leaves the compute pool a single thread on a 2-core machine, where this
     /// pass then gains nothing; from 4 cores on it has several.
     pub parallel_chunk_size: usize,
+    /// How agents look ahead for [`Obstacle`]s.
+    pub avoidance: ObstacleAvoidance,
     /// Read-only: 3D or the XY plane, chosen with [`FlockingPlugin::planar`].
     #[reflect(ignore)]
     pub(crate) space: Space,
@@ -115,6 +118,7 @@ impl Default for FlockingConfig {
             max_timestep: Duration::from_millis(100),
             orient_to_velocity: true,
             parallel_chunk_size: 1024,
+            avoidance: ObstacleAvoidance::default(),
             space: Space::Volume,
         }
     }
@@ -140,6 +144,7 @@ impl Plugin for FlockingPlugin {
             .register_type::<SteeringLimits>()
             .register_type::<Perception>()
             .register_type::<Boundary>()
+            .register_type::<ObstacleAvoidance>()
             .register_type::<FlockTuning>()
             .register_type::<FlockingConfig>()
             .register_type::<DefaultFlock>()
@@ -178,8 +183,11 @@ impl Plugin for FlockingPlugin {
         .add_systems(
             self.schedule,
             (
-                simulation::extract_agents.in_set(FlockingSystems::NeighbourLookup),
+                (simulation::extract_agents, simulation::extract_obstacles)
+                    .chain()
+                    .in_set(FlockingSystems::NeighbourLookup),
                 simulation::accumulate_forces.in_set(FlockingSystems::ForceAccumulation),
+                simulation::avoid_obstacles.in_set(FlockingSystems::Avoidance),
                 (simulation::integrate, diagnostics::publish_metrics)
                     .chain()
                     .in_set(FlockingSystems::Integration),

@@ -8,7 +8,7 @@ use bevy::math::ops;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
-use flock_core::{AgentInput, AgentParams, ChunkExecutor, Crowd, ParamsId, Space};
+use flock_core::{AgentInput, AgentParams, ChunkExecutor, Crowd, ParamsId, Shape, Space};
 
 use crate::diagnostics::Reporter;
 use crate::tuning::TuningParts;
@@ -314,6 +314,69 @@ pub(crate) fn extract_agents(
     sim.step_time = started.elapsed();
 }
 
+/// Copies the obstacles into the kernel, in world space; degenerate ones are reported once and
+/// left out.
+pub(crate) fn extract_obstacles(
+    mut sim: ResMut<FlockSimulation>,
+    config: Res<FlockingConfig>,
+    obstacles: Query<(Entity, &Obstacle, &GlobalTransform)>,
+    mut reporter: Reporter,
+) {
+    let started = Instant::now();
+    sim.crowd.set_avoidance(config.avoidance.into());
+    let mut shapes = Vec::with_capacity(obstacles.iter().len());
+    for (entity, obstacle, transform) in &obstacles {
+        let shape = shape_of(obstacle, transform);
+        if shape.is_valid() {
+            shapes.push(shape);
+        } else {
+            reporter.warn_once(
+                entity,
+                "obstacle",
+                &format!(
+                    "has a degenerate obstacle ({obstacle:?} at scale {}); agents ignore it",
+                    transform.scale()
+                ),
+            );
+        }
+    }
+    sim.crowd.set_obstacles(shapes);
+    sim.step_time += started.elapsed();
+}
+
+/// An obstacle in world space, placed and scaled by its transform (a sphere by its largest
+/// scale, a capsule's radius by the largest across its axis).
+fn shape_of(obstacle: &Obstacle, transform: &GlobalTransform) -> Shape {
+    let (scale, rotation, centre) = transform.to_scale_rotation_translation();
+    let scale = scale.abs();
+    match *obstacle {
+        Obstacle::Sphere { radius } => Shape::Sphere {
+            centre,
+            radius: radius * scale.max_element(),
+        },
+        Obstacle::Box { half_extents } => Shape::Box {
+            centre,
+            half_extents: half_extents * scale,
+            rotation,
+        },
+        Obstacle::HalfSpace { normal } => Shape::HalfSpace {
+            point: centre,
+            normal: rotation * normal.as_vec3(),
+        },
+        Obstacle::Capsule {
+            half_length,
+            radius,
+        } => {
+            let half = rotation * Vec3::Y * (half_length * scale.y);
+            Shape::Capsule {
+                a: centre - half,
+                b: centre + half,
+                radius: radius * scale.x.max(scale.z),
+            }
+        }
+    }
+}
+
 fn has_override(agent: &AgentDataItem) -> bool {
     agent.weights.is_some()
         || agent.limits.is_some()
@@ -356,6 +419,13 @@ pub(crate) fn accumulate_forces(mut sim: ResMut<FlockSimulation>, config: Res<Fl
     let started = Instant::now();
     sim.crowd
         .accumulate_forces_on(&TaskPoolExecutor::new(&config));
+    sim.step_time += started.elapsed();
+}
+
+pub(crate) fn avoid_obstacles(mut sim: ResMut<FlockSimulation>, config: Res<FlockingConfig>) {
+    let started = Instant::now();
+    sim.crowd
+        .avoid_obstacles_on(&TaskPoolExecutor::new(&config));
     sim.step_time += started.elapsed();
 }
 

@@ -1,7 +1,48 @@
 //! Per-flock tuning components, overridable per agent, and presets.
 
 use bevy::prelude::*;
-use flock_core::{AgentParams, Limits, SteeringStyle, Weights};
+use flock_core::{AgentParams, AvoidanceParams, Limits, SteeringStyle, Weights};
+
+/// How agents look ahead for [`Obstacle`](crate::Obstacle)s (seed 000's sphere cast): a ball
+/// of `cast_radius` cast along the heading as far as a look-ahead that grows with speed, from
+/// `min_look_ahead` at rest to `max_look_ahead` at max speed; when it hits, the agent turns to
+/// the nearest clear direction within `fan_degrees` either side of its heading.
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Default, Debug, Clone, PartialEq)]
+pub struct ObstacleAvoidance {
+    /// Radius of the cast ball: how much room an agent keeps.
+    pub cast_radius: f32,
+    /// Look-ahead at rest.
+    pub min_look_ahead: f32,
+    /// Look-ahead at max speed.
+    pub max_look_ahead: f32,
+    /// Half the width of the fan searched for a clear direction, in degrees (at most 180).
+    pub fan_degrees: f32,
+}
+
+impl Default for ObstacleAvoidance {
+    /// Cast radius 0.35, look-ahead 1.5 to 5, a fan of 150 degrees either side.
+    fn default() -> Self {
+        let d = AvoidanceParams::default();
+        Self {
+            cast_radius: d.cast_radius,
+            min_look_ahead: d.min_look_ahead,
+            max_look_ahead: d.max_look_ahead,
+            fan_degrees: d.fan_degrees,
+        }
+    }
+}
+
+impl From<ObstacleAvoidance> for AvoidanceParams {
+    fn from(a: ObstacleAvoidance) -> Self {
+        Self {
+            cast_radius: a.cast_radius,
+            min_look_ahead: a.min_look_ahead,
+            max_look_ahead: a.max_look_ahead,
+            fan_degrees: a.fan_degrees,
+        }
+    }
+}
 
 /// How each rule's raw vector becomes a steering force. See [`flock_core::SteeringStyle`].
 #[derive(Reflect, Default, Clone, Copy, Debug, PartialEq, Eq)]

@@ -25,6 +25,7 @@
 //! `-- --only kernel --agents 100000 --space 3d` runs one case, without writing the report.
 //! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
 
+mod avoidance;
 mod soak;
 
 use std::fmt::Write as _;
@@ -143,7 +144,12 @@ fn main() {
     if narrowed {
         return;
     }
-    let report = report(&rows, ticks, rounds);
+    let avoidance_rows = avoidance::measure(ticks, 2);
+    for row in &avoidance_rows {
+        println!("{}", row.line());
+    }
+    let report =
+        report(&rows, ticks, rounds) + "\n" + &avoidance::section(&avoidance_rows, ticks, 2);
     std::fs::write("BENCHMARKS.md", &report).expect("write BENCHMARKS.md");
     plot(&rows, "benchmarks.svg");
     println!("\nwrote BENCHMARKS.md and benchmarks.svg");

@@ -7,6 +7,7 @@ use glam::Vec3;
 use crate::executor::{ChunkExecutor, Serial, for_each_chunk_mut};
 use crate::grid::UniformGrid;
 use crate::lanes::{COINCIDENT_SQ, LaneScan, Probe, SEPARATION_FLOOR_SQ, Scan, SlotLanes};
+use crate::obstacles::{AvoidanceParams, ObstacleSet, Shape};
 use crate::params::{AgentParams, Boundary, Checker, Correction, Prepared, SteeringStyle, Value};
 use crate::{Metrics, Space};
 /// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
@@ -127,6 +128,8 @@ pub struct Crowd {
     results: Vec<SlotResult>,
     /// Whether `results` hold forces not yet integrated.
     forces_pending: bool,
+    obstacles: ObstacleSet,
+    avoidance: AvoidanceParams,
 }
 
 impl Crowd {
@@ -354,6 +357,7 @@ impl Crowd {
                 force: self.steering(&agent, &scan),
                 neighbours: scan.count,
                 nearest_sq: scan.nearest_sq,
+                avoiding: false,
             };
         }
     }
@@ -736,6 +740,15 @@ impl Crowd {
             v = dir * limits.min_speed;
         }
         let mut p = self.flat(body.position + v * dt);
+        // Never into an obstacle: stop at the first surface crossed, and slide along it.
+        if !self.obstacles.is_empty() && p.is_finite() {
+            let (allowed, surface) = self.obstacles.constrain(body.position, p);
+            p = self.flat(allowed);
+            if let Some(normal) = surface {
+                v -= normal * v.dot(normal).min(0.0);
+                v = self.flat(v);
+            }
+        }
         match params.boundary {
             Boundary::None => {}
             Boundary::Wrap { min, max } => p = wrap(p, min, max),
@@ -839,7 +852,86 @@ impl Crowd {
         found
     }
 
-    /// One whole tick: index, forces, integration.
+    /// Replaces the obstacles that agents steer around (see
+    /// [`avoid_obstacles`](Self::avoid_obstacles)) and never enter (see
+    /// [`integrate`](Self::integrate)). Invalid shapes (see [`Shape::is_valid`]) are skipped;
+    /// returns how many were.
+    pub fn set_obstacles(&mut self, shapes: impl IntoIterator<Item = Shape>) -> usize {
+        let reach = self.avoidance.max_look_ahead + self.avoidance.cast_radius;
+        self.obstacles.rebuild(shapes, reach)
+    }
+
+    /// The obstacles of [`set_obstacles`](Self::set_obstacles).
+    pub fn obstacles(&self) -> &ObstacleSet {
+        &self.obstacles
+    }
+
+    /// Sets how agents look ahead for obstacles (sanitised with
+    /// [`AvoidanceParams::sanitized`]). Takes effect from the next
+    /// [`set_obstacles`](Self::set_obstacles).
+    pub fn set_avoidance(&mut self, params: AvoidanceParams) {
+        self.avoidance = params.sanitized();
+    }
+
+    /// Steers agents around obstacles: each casts a ball ahead along its heading, as far as its
+    /// look-ahead (which grows with speed); when that hits, it turns toward the nearest clear
+    /// direction of a fan (or along the obstacle's normal if none is clear). Avoidance comes
+    /// first: it takes what it needs of the max force, and the flocking force gets the rest.
+    /// Call after [`accumulate_forces`](Self::accumulate_forces); runs on the calling thread.
+    pub fn avoid_obstacles(&mut self) {
+        self.avoid_obstacles_on(&Serial);
+    }
+
+    /// [`avoid_obstacles`](Self::avoid_obstacles), split into chunks that `executor` may run
+    /// on any threads. Returns how many agents are avoiding.
+    pub fn avoid_obstacles_on(&mut self, executor: &dyn ChunkExecutor) -> usize {
+        if self.obstacles.is_empty() || !self.forces_pending {
+            return 0;
+        }
+        let mut results = core::mem::take(&mut self.results);
+        let this = &*self;
+        for_each_chunk_mut(executor, &mut results, |first, chunk| {
+            for (k, result) in chunk.iter_mut().enumerate() {
+                this.avoid(first + k, result);
+            }
+        });
+        self.results = results;
+        self.results.iter().filter(|r| r.avoiding).count()
+    }
+
+    fn avoid(&self, slot: usize, result: &mut SlotResult) {
+        let agent = self.slot_agent(slot);
+        if agent.heading == Vec3::ZERO {
+            return;
+        }
+        let limits = agent.params.params.limits;
+        let a = &self.avoidance;
+        let fraction = if limits.max_speed > 0.0 {
+            (length(agent.velocity) / limits.max_speed).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let look_ahead = a.min_look_ahead + (a.max_look_ahead - a.min_look_ahead) * fraction;
+        let Some(dir) = self.obstacles.avoidance_direction(
+            agent.position,
+            agent.heading,
+            look_ahead,
+            a,
+            self.space,
+        ) else {
+            return;
+        };
+        let desired = self.flat(dir) * limits.max_speed;
+        let avoid = limit_length(desired - agent.velocity, limits.max_force);
+        let remaining = (limits.max_force - length(avoid)).max(0.0);
+        let force = avoid + limit_length(result.force, remaining);
+        if force.is_finite() {
+            result.force = force;
+            result.avoiding = true;
+        }
+    }
+
+    /// One whole tick: index, forces, obstacle avoidance, integration.
     pub fn step(&mut self, dt: f32) {
         self.step_on(dt, &Serial);
     }
@@ -849,6 +941,7 @@ impl Crowd {
     pub fn step_on(&mut self, dt: f32, executor: &dyn ChunkExecutor) {
         self.build_index_on(executor);
         self.accumulate_forces_on(executor);
+        self.avoid_obstacles_on(executor);
         self.integrate_on(dt, executor);
     }
 
@@ -928,6 +1021,8 @@ struct SlotResult {
     force: Vec3,
     neighbours: u32,
     nearest_sq: f32,
+    /// Whether obstacle avoidance steered the agent.
+    avoiding: bool,
 }
 
 /// What integration changes of an agent.

@@ -30,12 +30,14 @@ mod crowd;
 mod executor;
 mod grid;
 mod lanes;
+mod obstacles;
 mod params;
 
 pub use crowd::{AgentInput, Crowd, ParamsId};
 pub use executor::{ChunkExecutor, ScopedThreads, Serial};
 pub use glam;
 pub use grid::UniformGrid;
+pub use obstacles::{AvoidanceParams, ObstacleSet, Shape};
 pub use params::{
     AgentParams, Boundary, Correction, LARGEST_PARAMETER, Limits, Perception, SteeringStyle, Value,
     Weights,

@@ -103,6 +103,28 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
     })
 }
 
+fn nasty_shape() -> impl Strategy<Value = Shape> {
+    prop_oneof![
+        (nasty_vec3(), nasty_f32()).prop_map(|(centre, radius)| Shape::Sphere { centre, radius }),
+        (nasty_vec3(), nasty_vec3(), nasty_vec3(), nasty_f32()).prop_map(
+            |(centre, half_extents, axis, angle)| Shape::Box {
+                centre,
+                half_extents,
+                rotation: glam::Quat::from_axis_angle(axis.normalize_or(Vec3::Z), angle),
+            }
+        ),
+        (nasty_vec3(), nasty_vec3()).prop_map(|(point, normal)| Shape::HalfSpace {
+            point,
+            normal: normal.normalize_or_zero(),
+        }),
+        (nasty_vec3(), nasty_vec3(), nasty_f32()).prop_map(|(a, b, radius)| Shape::Capsule {
+            a,
+            b,
+            radius
+        }),
+    ]
+}
+
 /// One agent: position, velocity, heading, flock, parameter set (by number, possibly unknown)
 /// and target; `pile` puts it on the first agent's position.
 fn nasty_agent() -> impl Strategy<Value = (AgentInput, bool)> {
@@ -155,8 +177,10 @@ proptest! {
         steps in proptest::collection::vec(nasty_f32(), 1..4),
         extra_force in nasty_vec3(),
         threads in 1_usize..4,
+        obstacles in proptest::collection::vec(nasty_shape(), 0..4),
     ) {
         let mut crowd = Crowd::new(space);
+        crowd.set_obstacles(obstacles);
         for p in params {
             crowd.add_params(p);
         }
@@ -171,6 +195,7 @@ proptest! {
         for dt in steps {
             crowd.build_index_on(&ScopedThreads(threads));
             crowd.accumulate_forces_on(&ScopedThreads(threads));
+            crowd.avoid_obstacles_on(&ScopedThreads(threads));
             for i in 0..crowd.len() {
                 assert!(crowd.force(i).is_finite(), "force of agent {i}");
                 crowd.add_force(i, extra_force);

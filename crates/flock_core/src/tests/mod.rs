@@ -6,6 +6,7 @@ use crate::*;
 
 mod determinism;
 mod hostile;
+mod obstacles;
 
 fn lattice(n_side: usize, spacing: f32) -> Vec<Vec3> {
     let mut out = Vec::new();

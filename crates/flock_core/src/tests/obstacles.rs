@@ -1,0 +1,172 @@
+//! Obstacle shapes: distances, normals and casts against what geometry says.
+
+use glam::{Quat, Vec3};
+
+use crate::*;
+
+fn set_of(shapes: &[Shape]) -> ObstacleSet {
+    let mut set = ObstacleSet::default();
+    assert_eq!(set.rebuild(shapes.iter().copied(), 6.0), 0);
+    set
+}
+
+#[test]
+fn distances_and_normals_match_the_geometry() {
+    let sphere = Shape::Sphere {
+        centre: Vec3::new(10.0, 0.0, 0.0),
+        radius: 2.0,
+    };
+    assert_eq!(sphere.distance(Vec3::ZERO), 8.0);
+    assert_eq!(sphere.normal(Vec3::ZERO), Vec3::NEG_X);
+    let turned = Shape::Box {
+        centre: Vec3::ZERO,
+        half_extents: Vec3::new(1.0, 2.0, 3.0),
+        rotation: Quat::from_rotation_z(core::f32::consts::FRAC_PI_2),
+    };
+    // Turned a quarter about z, the box's 2-long half extent lies along x.
+    assert!((turned.distance(Vec3::new(5.0, 0.0, 0.0)) - 3.0).abs() < 1e-5);
+    assert!(
+        (turned.distance(Vec3::ZERO) + 1.0).abs() < 1e-5,
+        "inside, 1 from a face"
+    );
+    assert!((turned.normal(Vec3::new(5.0, 0.0, 0.0)) - Vec3::X).length() < 1e-5);
+    let wall = Shape::Capsule {
+        a: Vec3::new(0.0, -5.0, 0.0),
+        b: Vec3::new(0.0, 5.0, 0.0),
+        radius: 0.5,
+    };
+    assert_eq!(wall.distance(Vec3::new(3.0, 1.0, 0.0)), 2.5);
+    assert_eq!(wall.distance(Vec3::new(0.0, 8.0, 0.0)), 2.5);
+    let floor = Shape::HalfSpace {
+        point: Vec3::ZERO,
+        normal: Vec3::Y,
+    };
+    assert_eq!(floor.distance(Vec3::new(4.0, -2.0, 1.0)), -2.0);
+}
+
+#[test]
+fn a_cast_stops_where_the_ball_first_touches() {
+    let set = set_of(&[Shape::Sphere {
+        centre: Vec3::new(10.0, 0.0, 0.0),
+        radius: 2.0,
+    }]);
+    let hit = set.cast(Vec3::ZERO, Vec3::X, 20.0, 0.5).expect("hits");
+    assert!(
+        (hit - 7.5).abs() < 2e-3,
+        "hit at {hit}, the ball touches at 7.5"
+    );
+    assert_eq!(set.cast(Vec3::ZERO, Vec3::X, 7.0, 0.5), None, "too short");
+    assert_eq!(
+        set.cast(Vec3::ZERO, Vec3::Y, 20.0, 0.5),
+        None,
+        "to the side"
+    );
+    assert_eq!(
+        set.cast(Vec3::splat(100.0), Vec3::X, 20.0, 0.5),
+        None,
+        "far away"
+    );
+}
+
+#[test]
+fn blocked_ahead_the_fan_finds_a_way_round() {
+    let set = set_of(&[Shape::Sphere {
+        centre: Vec3::new(4.0, 0.0, 0.0),
+        radius: 1.5,
+    }]);
+    let params = AvoidanceParams::default();
+    let dir = set
+        .avoidance_direction(Vec3::ZERO, Vec3::X, 5.0, &params, Space::Planar)
+        .expect("blocked ahead");
+    assert!(
+        dir.z.abs() < 1e-6 && (dir.length() - 1.0).abs() < 1e-5,
+        "{dir}"
+    );
+    assert!(dir.x > 0.0, "still heading on: {dir}");
+    assert_eq!(set.cast(Vec3::ZERO, dir, 5.0, params.cast_radius), None);
+    assert_eq!(
+        set.avoidance_direction(Vec3::ZERO, Vec3::Y, 5.0, &params, Space::Planar),
+        None,
+        "clear ahead"
+    );
+}
+
+#[test]
+fn moves_stop_at_surfaces_and_never_end_inside() {
+    let set = set_of(&[Shape::Box {
+        centre: Vec3::new(10.0, 0.0, 0.0),
+        half_extents: Vec3::new(0.01, 100.0, 100.0),
+        rotation: Quat::IDENTITY,
+    }]);
+    let (end, normal) = set.constrain(Vec3::ZERO, Vec3::new(30.0, 0.0, 0.0));
+    assert!(end.x < 9.99 && end.x > 9.98, "{end}");
+    assert_eq!(normal, Some(Vec3::NEG_X));
+    let (end, normal) = set.constrain(Vec3::new(9.0, 0.0, 0.0), Vec3::new(9.0, 3.0, 0.0));
+    assert_eq!(
+        (end, normal),
+        (Vec3::new(9.0, 3.0, 0.0), None),
+        "sliding along is free"
+    );
+    let (end, _) = set.constrain(Vec3::new(10.0, 1.0, 0.0), Vec3::new(10.0, 1.0, 0.0));
+    assert!(
+        set.distance(end).expect("near") > 0.0,
+        "pushed out from inside to {end}"
+    );
+}
+
+#[test]
+fn invalid_shapes_are_skipped() {
+    let mut set = ObstacleSet::default();
+    let skipped = set.rebuild(
+        [
+            Shape::Sphere {
+                centre: Vec3::ZERO,
+                radius: -1.0,
+            },
+            Shape::Sphere {
+                centre: Vec3::NAN,
+                radius: 1.0,
+            },
+            Shape::HalfSpace {
+                point: Vec3::ZERO,
+                normal: Vec3::ZERO,
+            },
+            Shape::Sphere {
+                centre: Vec3::ZERO,
+                radius: 1.0,
+            },
+        ],
+        6.0,
+    );
+    assert_eq!((skipped, set.len()), (3, 1));
+}
+
+/// Found by the fuzzer: a box whose rotation was far from unit length scaled every vector it
+/// turned to infinity, and the avoidance force became NaN.
+#[test]
+fn extreme_shapes_are_skipped_and_the_rest_normalised() {
+    let mut set = ObstacleSet::default();
+    let skipped = set.rebuild(
+        [
+            Shape::Box {
+                centre: Vec3::ZERO,
+                half_extents: Vec3::ONE,
+                rotation: Quat::from_xyzw(1e20, 0.0, 0.0, 1e20),
+            },
+            Shape::Capsule {
+                a: Vec3::splat(-f32::MAX),
+                b: Vec3::splat(f32::MAX),
+                radius: 1.0,
+            },
+            Shape::Box {
+                centre: Vec3::ZERO,
+                half_extents: Vec3::ONE,
+                rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 1.2),
+            },
+        ],
+        6.0,
+    );
+    assert_eq!((skipped, set.len()), (2, 1));
+    // The nearly-unit rotation was normalised: the box is 1 from its centre to a face.
+    assert!((set.distance(Vec3::new(3.0, 0.0, 0.0)).expect("near") - 2.0).abs() < 1e-6);
+}
