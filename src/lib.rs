@@ -53,6 +53,30 @@
 //! For a 2D game use [`FlockingPlugin::planar`]: agents stay on the XY plane and turn about Z
 //! with their local `+X` facing their velocity. In 3D, their local forward (`-Z`) does.
 //!
+//! # Obstacles
+//!
+//! Give any entity an [`Obstacle`] (sphere, box, half-space or capsule, placed and scaled by
+//! its transform) and agents steer around it: each casts a ball ahead as far as a look-ahead
+//! that grows with its speed ([`FlockingConfig::avoidance`]) and turns to the nearest clear
+//! direction. No agent ever ends a tick inside an obstacle: a move that would cross a surface
+//! stops at it, however fast the agent.
+//!
+//! ```
+//! use bevy::prelude::*;
+//! use bevy_flock::prelude::*;
+//!
+//! fn spawn_pillar(mut commands: Commands) {
+//!     commands.spawn((
+//!         Obstacle::Capsule { half_length: 10.0, radius: 1.5 },
+//!         Transform::from_xyz(0.0, 10.0, 0.0),
+//!     ));
+//! }
+//! # let mut app = App::new();
+//! # app.add_plugins((MinimalPlugins, TransformPlugin, FlockingPlugin::default()))
+//! #     .add_systems(Startup, spawn_pillar);
+//! # app.update();
+//! ```
+//!
 //! # Scheduling
 //!
 //! The plugin runs in `FixedUpdate` by default (change it with
