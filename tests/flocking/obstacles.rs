@@ -236,3 +236,47 @@ fn degenerate_obstacles_are_ignored_without_a_panic() {
     let p = app.world().get::<Transform>(agent).unwrap().translation;
     assert!(p.is_finite() && p.x > 0.0, "{p}");
 }
+
+#[test]
+fn a_crowd_streams_down_a_corridor_without_touching_its_walls() {
+    let mut app = app_with_penetration_count(FlockingPlugin::default().planar());
+    // A corridor 6 wide and 60 long between two boxes, with a pillar halfway down it.
+    for y in [-4.0, 4.0] {
+        app.world_mut().spawn((
+            Obstacle::Box {
+                half_extents: Vec3::new(30.0, 1.0, 1.0),
+            },
+            Transform::from_xyz(0.0, y, 0.0),
+        ));
+    }
+    app.world_mut().spawn((
+        Obstacle::Sphere { radius: 0.8 },
+        Transform::from_xyz(0.0, 0.5, 0.0),
+    ));
+    let mut rng = Rng::new(53);
+    let agents: Vec<Entity> = (0..60)
+        .map(|_| {
+            let p = Vec3::new(-34.0 + rng.unit() * 6.0, rng.unit() * 4.0 - 2.0, 0.0);
+            app.world_mut()
+                .spawn((
+                    Agent,
+                    Transform::from_translation(p),
+                    Velocity(Vec3::X),
+                    Target::Point(Vec3::new(40.0, 0.0, 0.0)),
+                ))
+                .id()
+        })
+        .collect();
+    run_ticks(&mut app, 30 * 64);
+    let seen = app.world().resource::<Penetrations>();
+    assert_eq!(seen.inside, 0, "deepest {}", seen.deepest);
+    let through = agents
+        .iter()
+        .filter(|&&a| app.world().get::<Transform>(a).unwrap().translation.x > 30.0)
+        .count();
+    assert_eq!(
+        through,
+        agents.len(),
+        "only {through} came out of the corridor"
+    );
+}
