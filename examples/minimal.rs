@@ -1,4 +1,5 @@
-//! Two flocks of birds in a walled box: the smallest windowed use of `bevy_flock`.
+//! Two flocks of birds in a walled box with two pillars they fly around: the smallest windowed
+//! use of `bevy_flock`.
 //!
 //! Run with `cargo run --features examples --example minimal`.
 //! Keys: `G` toggles velocity gizmos, `P` shows one bird's perception radii, `Space` pauses.
@@ -99,6 +100,21 @@ fn setup(
                 MeshMaterial3d(material.clone()),
             ));
         }
+    }
+
+    // Two pillars from floor to ceiling: obstacles the birds steer around and never enter.
+    let pillar_material = materials.add(Color::srgb(0.75, 0.7, 0.65));
+    for x in [-9.0, 9.0] {
+        let (half_length, radius) = (HALF_BOX, 2.5);
+        commands.spawn((
+            Obstacle::Capsule {
+                half_length,
+                radius,
+            },
+            Mesh3d(meshes.add(Capsule3d::new(radius, half_length * 2.0))),
+            MeshMaterial3d(pillar_material.clone()),
+            Transform::from_xyz(x, 0.0, -4.0),
+        ));
     }
 
     // The box's floor, for a sense of space.
