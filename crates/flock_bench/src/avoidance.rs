@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
-use flock_core::{AgentInput, AgentParams, Crowd, Shape, Space};
+use flock_core::{Shape, Space};
 
-use crate::{PoolParts, Workload};
+use crate::{PoolParts, Workload, unit_generator};
 
 /// Agents in the avoidance workload.
 pub const AGENTS: usize = 10_000;
@@ -34,31 +34,14 @@ pub fn measure(ticks: usize, threads: usize) -> Vec<AvoidanceRow> {
         .map(|obstacles| {
             // Obstacles at seeded places among the agents (agents inside one are pushed out
             // in the first tick, before the measured ones).
-            let mut state = 0x2545_F491_4F6C_DD1D_u64;
-            let mut unit = move || {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state >> 40) as f32 / (1u64 << 24) as f32
-            };
+            let mut unit = unit_generator(0x2545_F491_4F6C_DD1D);
             let shapes: Vec<Shape> = (0..obstacles)
                 .map(|_| Shape::Sphere {
                     centre: (Vec3::new(unit(), unit(), unit()) * 2.0 - 1.0) * half,
                     radius: OBSTACLE_RADIUS,
                 })
                 .collect();
-            let mut crowd = Crowd::new(Space::Volume);
-            let params = crowd.add_params(AgentParams::default());
-            for (&position, &velocity) in workload.positions.iter().zip(&workload.velocities) {
-                crowd.push(AgentInput {
-                    position,
-                    velocity,
-                    heading: Vec3::ZERO,
-                    flock: 0,
-                    params,
-                    target: None,
-                });
-            }
+            let mut crowd = workload.crowd();
             crowd.set_obstacles(shapes);
             let executor = PoolParts(threads);
             let (mut tick_times, mut pass_times, mut avoiding) = (Vec::new(), Vec::new(), 0);

@@ -155,6 +155,17 @@ fn main() {
     println!("\nwrote BENCHMARKS.md and benchmarks.svg");
 }
 
+/// A seeded generator of numbers uniform in `0..1` (xorshift), so runs repeat.
+fn unit_generator(seed: u64) -> impl FnMut() -> f32 {
+    let mut state = seed | 1;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
 /// Seeded starting state shared by every method.
 struct Workload {
     space: Space,
@@ -163,6 +174,23 @@ struct Workload {
 }
 
 impl Workload {
+    /// The agents in a kernel crowd with the default parameters.
+    fn crowd(&self) -> Crowd {
+        let mut crowd = Crowd::new(self.space);
+        let params = crowd.add_params(AgentParams::default());
+        for (&position, &velocity) in self.positions.iter().zip(&self.velocities) {
+            crowd.push(AgentInput {
+                position,
+                velocity,
+                heading: Vec3::ZERO,
+                flock: 0,
+                params,
+                target: None,
+            });
+        }
+        crowd
+    }
+
     fn new(n: usize, space: Space) -> Self {
         // Density that gives NEIGHBOURS agents inside a ball (disc) of radius RADIUS.
         let extent = match space {
@@ -175,13 +203,7 @@ impl Workload {
                 (n as f32 * disc / NEIGHBOURS).sqrt()
             }
         };
-        let mut state = 0x853C_49E6_748F_EA9B_u64;
-        let mut unit = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut unit = unit_generator(0x853C_49E6_748F_EA9B);
         let flat = |v: Vec3| match space {
             Space::Volume => v,
             Space::Planar => v.with_z(0.0),
@@ -421,18 +443,7 @@ impl ChunkExecutor for PoolParts {
 }
 
 fn bench_kernel(workload: &Workload, threads: usize, ticks: usize) -> Row {
-    let mut crowd = Crowd::new(workload.space);
-    let params = crowd.add_params(AgentParams::default());
-    for (&position, &velocity) in workload.positions.iter().zip(&workload.velocities) {
-        crowd.push(AgentInput {
-            position,
-            velocity,
-            heading: Vec3::ZERO,
-            flock: 0,
-            params,
-            target: None,
-        });
-    }
+    let mut crowd = workload.crowd();
     let times = time_ticks(ticks, || {
         if threads == 1 {
             crowd.step_on(DT, &Serial);

@@ -107,8 +107,7 @@ impl Shape {
                 half_extents,
                 rotation,
             } => {
-                let local = rotation.inverse() * (p - centre);
-                let q = local.abs() - half_extents;
+                let (_, q) = box_local(p, centre, half_extents, rotation);
                 q.max(Vec3::ZERO).length() + q.max_element().min(0.0)
             }
             Shape::HalfSpace { point, normal } => (p - point).dot(normal),
@@ -126,8 +125,7 @@ impl Shape {
                 half_extents,
                 rotation,
             } => {
-                let local = rotation.inverse() * (p - centre);
-                let q = local.abs() - half_extents;
+                let (local, q) = box_local(p, centre, half_extents, rotation);
                 let outward = if q.max_element() > 0.0 {
                     q.max(Vec3::ZERO) * local.signum()
                 } else {
@@ -170,6 +168,12 @@ impl Shape {
         };
         Some((lo - margin, hi + margin))
     }
+}
+
+/// `p` in a box's own frame, and how far outside each pair of its faces it is (negative inside).
+fn box_local(p: Vec3, centre: Vec3, half_extents: Vec3, rotation: Quat) -> (Vec3, Vec3) {
+    let local = rotation.inverse() * (p - centre);
+    (local, local.abs() - half_extents)
 }
 
 /// The rotation by `angle` radians about unit `axis`, with libm's sine and cosine so that it is
