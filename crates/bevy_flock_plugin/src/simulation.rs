@@ -5,10 +5,13 @@ use core::time::Duration;
 use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::QueryData;
 use bevy::math::ops;
+use bevy::platform::collections::HashSet;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
-use flock_core::{AgentInput, AgentParams, ChunkExecutor, Crowd, ParamsId, Shape, Space};
+use flock_core::{
+    AgentInput, AgentParams, AvoidanceParams, ChunkExecutor, Crowd, ParamsId, Shape, Space,
+};
 
 use crate::diagnostics::Reporter;
 use crate::tuning::TuningParts;
@@ -315,15 +318,22 @@ pub(crate) fn extract_agents(
 }
 
 /// Copies the obstacles into the kernel, in world space; degenerate ones are reported once and
-/// left out.
+/// left out, as are corrections to [`FlockingConfig::avoidance`].
 pub(crate) fn extract_obstacles(
     mut sim: ResMut<FlockSimulation>,
     config: Res<FlockingConfig>,
     obstacles: Query<(Entity, &Obstacle, &GlobalTransform)>,
     mut reporter: Reporter,
+    mut reported_fields: Local<HashSet<&'static str>>,
 ) {
     let started = Instant::now();
-    sim.crowd.set_avoidance(config.avoidance.into());
+    let (avoidance, corrections) = AvoidanceParams::from(config.avoidance).sanitized();
+    for correction in corrections {
+        if reported_fields.insert(correction.field) {
+            warn!("bevy_flock: FlockingConfig::{correction}");
+        }
+    }
+    sim.crowd.set_avoidance(avoidance);
     let mut shapes = Vec::with_capacity(obstacles.iter().len());
     for (entity, obstacle, transform) in &obstacles {
         let shape = shape_of(obstacle, transform);

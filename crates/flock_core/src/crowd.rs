@@ -866,11 +866,11 @@ impl Crowd {
         &self.obstacles
     }
 
-    /// Sets how agents look ahead for obstacles (sanitised with
-    /// [`AvoidanceParams::sanitized`]). Takes effect from the next
-    /// [`set_obstacles`](Self::set_obstacles).
+    /// Sets how agents look ahead for obstacles, sanitised with
+    /// [`AvoidanceParams::sanitized`] (call that yourself to learn what was corrected). Takes
+    /// effect from the next [`set_obstacles`](Self::set_obstacles).
     pub fn set_avoidance(&mut self, params: AvoidanceParams) {
-        self.avoidance = params.sanitized();
+        self.avoidance = params.sanitized().0;
     }
 
     /// Steers agents around obstacles: each casts a ball ahead along its heading, as far as its

@@ -8,6 +8,7 @@ use glam::{IVec3, Quat, Vec3};
 use std::collections::HashMap;
 
 use crate::Space;
+use crate::params::{Checker, Correction};
 
 /// A solid shape in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -218,23 +219,52 @@ impl Default for AvoidanceParams {
 }
 
 impl AvoidanceParams {
-    /// Non-finite or negative values replaced by the defaults, and the look-ahead ordered.
-    pub fn sanitized(self) -> Self {
+    /// Returns these parameters made safe, with one [`Correction`] per value that had to
+    /// change, as [`AgentParams::sanitized`](crate::AgentParams::sanitized) does: non-finite or
+    /// negative values become the defaults, magnitudes are capped at
+    /// [`LARGEST_PARAMETER`](crate::LARGEST_PARAMETER), the look-ahead at max speed is at least
+    /// the one at rest, and the fan is at most 180 degrees wide on each side.
+    pub fn sanitized(mut self) -> (Self, Vec<Correction>) {
+        let mut check = Checker::default();
         let d = Self::default();
-        let ok = |v: f32, fallback: f32| {
-            if v.is_finite() && v >= 0.0 {
-                v.min(crate::LARGEST_PARAMETER)
-            } else {
-                fallback
-            }
-        };
-        let min_look_ahead = ok(self.min_look_ahead, d.min_look_ahead);
-        Self {
-            cast_radius: ok(self.cast_radius, d.cast_radius),
-            min_look_ahead,
-            max_look_ahead: ok(self.max_look_ahead, d.max_look_ahead).max(min_look_ahead),
-            fan_degrees: ok(self.fan_degrees, d.fan_degrees).min(180.0),
+        check.non_negative(
+            "avoidance.cast_radius",
+            &mut self.cast_radius,
+            d.cast_radius,
+        );
+        check.non_negative(
+            "avoidance.min_look_ahead",
+            &mut self.min_look_ahead,
+            d.min_look_ahead,
+        );
+        check.non_negative(
+            "avoidance.max_look_ahead",
+            &mut self.max_look_ahead,
+            d.max_look_ahead,
+        );
+        if self.max_look_ahead < self.min_look_ahead {
+            let min = self.min_look_ahead;
+            check.fix(
+                "avoidance.max_look_ahead",
+                &mut self.max_look_ahead,
+                min,
+                "must not be below avoidance.min_look_ahead",
+            );
         }
+        check.non_negative(
+            "avoidance.fan_degrees",
+            &mut self.fan_degrees,
+            d.fan_degrees,
+        );
+        if self.fan_degrees > 180.0 {
+            check.fix(
+                "avoidance.fan_degrees",
+                &mut self.fan_degrees,
+                180.0,
+                "must be at most 180 degrees",
+            );
+        }
+        (self, check.corrections)
     }
 }
 

@@ -199,7 +199,13 @@ pub(crate) struct Checker {
 }
 
 impl Checker {
-    fn fix(&mut self, field: &'static str, value: &mut f32, used: f32, rule: &'static str) {
+    pub(crate) fn fix(
+        &mut self,
+        field: &'static str,
+        value: &mut f32,
+        used: f32,
+        rule: &'static str,
+    ) {
         self.corrections.push(Correction {
             field,
             found: Value::Scalar(*value),
@@ -242,7 +248,7 @@ impl Checker {
     }
 
     /// Replaces a non-finite or negative value with `fallback`.
-    fn non_negative(&mut self, field: &'static str, value: &mut f32, fallback: f32) {
+    pub(crate) fn non_negative(&mut self, field: &'static str, value: &mut f32, fallback: f32) {
         self.finite(field, value, fallback);
         if *value < 0.0 {
             self.fix(field, value, fallback, "must not be negative");

@@ -170,3 +170,26 @@ fn extreme_shapes_are_skipped_and_the_rest_normalised() {
     // The nearly-unit rotation was normalised: the box is 1 from its centre to a face.
     assert!((set.distance(Vec3::new(3.0, 0.0, 0.0)).expect("near") - 2.0).abs() < 1e-6);
 }
+
+#[test]
+fn bad_avoidance_parameters_are_corrected_and_named() {
+    let (params, corrections) = AvoidanceParams {
+        cast_radius: f32::NAN,
+        min_look_ahead: 4.0,
+        max_look_ahead: 2.0,
+        fan_degrees: 400.0,
+    }
+    .sanitized();
+    let fields: Vec<&str> = corrections.iter().map(|c| c.field).collect();
+    assert_eq!(
+        fields,
+        [
+            "avoidance.cast_radius",
+            "avoidance.max_look_ahead",
+            "avoidance.fan_degrees"
+        ]
+    );
+    assert_eq!(params.cast_radius, AvoidanceParams::default().cast_radius);
+    assert_eq!((params.max_look_ahead, params.fan_degrees), (4.0, 180.0));
+    assert!(AvoidanceParams::default().sanitized().1.is_empty());
+}
