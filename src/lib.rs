@@ -59,7 +59,8 @@
 //! its transform) and agents steer around it: each casts a ball ahead as far as a look-ahead
 //! that grows with its speed ([`FlockingConfig::avoidance`]) and turns to the nearest clear
 //! direction. No agent ever ends a tick inside an obstacle: a move that would cross a surface
-//! stops at it, however fast the agent.
+//! stops at it, however fast the agent. With the `bevy_rapier3d` feature, rapier colliders
+//! marked `Obstacle::Collider` are obstacles too (see `bevy_flock::rapier`).
 //!
 //! ```
 //! use bevy::prelude::*;
@@ -120,6 +121,7 @@
 //! | feature | what it adds |
 //! |---|---|
 //! | `bevy_gizmos` | `FlockGizmosPlugin`: velocity and perception radii drawn with gizmos |
+//! | `bevy_rapier3d` | `bevy_flock::rapier`: agents avoid bevy_rapier3d colliders marked `Obstacle::Collider` |
 //! | `examples` | the render stack for the windowed examples (not needed by games) |
 //!
 //! # FAQ
@@ -134,6 +136,9 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use bevy_flock_plugin::*;
+/// Obstacle avoidance against bevy_rapier3d colliders.
+#[cfg(feature = "bevy_rapier3d")]
+pub use bevy_flock_rapier as rapier;
 /// The engine-agnostic kernel: buffers, grid, rules, metrics.
 pub use flock_core as core;
 

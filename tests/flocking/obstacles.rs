@@ -1,10 +1,39 @@
-//! Obstacles: agents steer around them and never enter one, counted every tick.
+//! Obstacles: agents steer around them and never enter one, counted every tick. Each scenario
+//! runs twice: against the plugin's built-in shapes, and against rapier colliders through
+//! `bevy_flock_rapier`.
 
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
+use bevy_flock::core::Shape;
 use bevy_flock::prelude::*;
+use bevy_flock_rapier::{FlockRapierPlugin, ObstacleColliders};
+use bevy_rapier3d::prelude::{Collider, CollisionGroups, Group, NoUserData, RapierPhysicsPlugin};
 
 use crate::support::*;
+
+/// Where a scenario's obstacles live.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Backend {
+    /// The plugin's [`Obstacle`] shapes.
+    BuiltIn,
+    /// Rapier colliders marked [`Obstacle::Collider`].
+    Rapier,
+}
+
+/// The scenario's obstacles in world space: the ground truth penetrations are counted
+/// against, whichever backend the agents see them through.
+#[derive(Resource, Default)]
+struct Solids(Vec<Shape>);
+
+impl Solids {
+    /// Signed distance to the nearest solid (negative inside one).
+    fn distance(&self, p: Vec3) -> f32 {
+        self.0
+            .iter()
+            .map(|shape| shape.distance(p))
+            .fold(f32::INFINITY, f32::min)
+    }
+}
 
 /// Agents found inside an obstacle, counted every tick, and the deepest; and agents touching
 /// one (within 0.1 of its surface).
@@ -18,39 +47,132 @@ struct Penetrations {
 
 fn count_penetrations(
     agents: Query<&Transform, With<Agent>>,
-    sim: Res<FlockSimulation>,
+    solids: Res<Solids>,
     mut seen: ResMut<Penetrations>,
 ) {
     seen.ticks += 1;
     for transform in &agents {
-        if let Some(d) = sim.crowd().obstacles().distance(transform.translation) {
-            if d < 0.0 {
-                seen.inside += 1;
-                seen.deepest = seen.deepest.min(d);
-            }
-            if d < 0.1 {
-                seen.touching += 1;
-            }
+        let d = solids.distance(transform.translation);
+        if d < 0.0 {
+            seen.inside += 1;
+            seen.deepest = seen.deepest.min(d);
+        }
+        if d < 0.1 {
+            seen.touching += 1;
         }
     }
 }
 
-fn app_with_penetration_count(plugin: FlockingPlugin) -> App {
-    let mut app = create_test_app(plugin);
-    app.init_resource::<Penetrations>().add_systems(
-        FixedUpdate,
-        count_penetrations.in_set(FlockingSystems::Last),
-    );
+/// The test app with `backend` installed and penetrations counted every tick.
+fn obstacle_app(plugin: FlockingPlugin, backend: Backend) -> App {
+    let mut app = create_test_app_with(plugin, |app| {
+        if backend == Backend::Rapier {
+            app.add_plugins((
+                RapierPhysicsPlugin::<NoUserData>::default(),
+                FlockRapierPlugin::default(),
+            ));
+        }
+    });
+    app.init_resource::<Penetrations>()
+        .init_resource::<Solids>()
+        .add_systems(
+            FixedUpdate,
+            count_penetrations.in_set(FlockingSystems::Last),
+        );
     app
+}
+
+/// Spawns `shape` as `backend`'s obstacle and records it as ground truth.
+fn spawn_solid(app: &mut App, backend: Backend, shape: Shape) {
+    let (obstacle, collider, transform) = match shape {
+        Shape::Sphere { centre, radius } => (
+            Obstacle::Sphere { radius },
+            Collider::ball(radius),
+            Transform::from_translation(centre),
+        ),
+        Shape::Box {
+            centre,
+            half_extents: h,
+            rotation,
+        } => (
+            Obstacle::Box { half_extents: h },
+            Collider::cuboid(h.x, h.y, h.z),
+            Transform::from_translation(centre).with_rotation(rotation),
+        ),
+        Shape::HalfSpace { point, normal } => (
+            Obstacle::HalfSpace {
+                normal: Dir3::new(normal).expect("unit normal"),
+            },
+            Collider::halfspace(normal).expect("unit normal"),
+            Transform::from_translation(point),
+        ),
+        Shape::Capsule { a, b, radius } => {
+            let half_length = a.distance(b) / 2.0;
+            let rotation = Quat::from_rotation_arc(Vec3::Y, (b - a).normalize());
+            (
+                Obstacle::Capsule {
+                    half_length,
+                    radius,
+                },
+                Collider::capsule_y(half_length, radius),
+                Transform::from_translation((a + b) / 2.0).with_rotation(rotation),
+            )
+        }
+    };
+    match backend {
+        Backend::BuiltIn => app.world_mut().spawn((obstacle, transform)),
+        Backend::Rapier => app
+            .world_mut()
+            .spawn((collider, Obstacle::Collider, transform)),
+    };
+    app.world_mut().resource_mut::<Solids>().0.push(shape);
+}
+
+/// Runs one tick with the obstacles and no agents yet: rapier takes its colliders into its
+/// query pipeline at the end of a frame.
+fn settle(app: &mut App) {
+    run_ticks(app, 1);
+    *app.world_mut().resource_mut::<Penetrations>() = Penetrations::default();
+}
+
+fn sphere(x: f32, y: f32, z: f32, radius: f32) -> Shape {
+    Shape::Sphere {
+        centre: Vec3::new(x, y, z),
+        radius,
+    }
+}
+
+fn axis_box(centre: Vec3, half_extents: Vec3) -> Shape {
+    Shape::Box {
+        centre,
+        half_extents,
+        rotation: Quat::IDENTITY,
+    }
 }
 
 /// Agents that have been past `x` at some tick.
 #[derive(Resource, Default)]
 struct Crossed(HashSet<Entity>);
 
-#[test]
-fn a_crowd_crosses_a_field_of_pillars_without_entering_one() {
-    let mut app = app_with_penetration_count(FlockingPlugin::default().planar());
+/// Declares one test per backend running `scenario`.
+macro_rules! for_both_backends {
+    ($scenario:ident: $built_in:ident, $rapier:ident) => {
+        #[test]
+        fn $built_in() {
+            $scenario(Backend::BuiltIn);
+        }
+
+        #[test]
+        fn $rapier() {
+            $scenario(Backend::Rapier);
+        }
+    };
+}
+
+for_both_backends!(pillar_field: a_crowd_crosses_a_field_of_pillars_without_entering_one, a_crowd_crosses_a_field_of_rapier_pillars_without_entering_one);
+
+fn pillar_field(backend: Backend) {
+    let mut app = obstacle_app(FlockingPlugin::default().planar(), backend);
     app.init_resource::<Crossed>().add_systems(
         FixedUpdate,
         (|agents: Query<(Entity, &Transform), With<Agent>>, mut crossed: ResMut<Crossed>| {
@@ -67,13 +189,11 @@ fn a_crowd_crosses_a_field_of_pillars_without_entering_one() {
     for (column, x) in (-20..=20).step_by(8).enumerate() {
         for y in (-24..=24).step_by(8) {
             let y = y as f32 + if column % 2 == 0 { 0.0 } else { 4.0 };
-            app.world_mut().spawn((
-                Obstacle::Sphere { radius: 1.5 },
-                Transform::from_xyz(x as f32, y, 0.0),
-            ));
+            spawn_solid(&mut app, backend, sphere(x as f32, y, 0.0, 1.5));
             pillars += 1;
         }
     }
+    settle(&mut app);
     let mut rng = Rng::new(51);
     for _ in 0..500 {
         let p = Vec3::new(-45.0 + rng.unit() * 12.0, rng.unit() * 30.0 - 15.0, 0.0);
@@ -105,9 +225,10 @@ fn a_crowd_crosses_a_field_of_pillars_without_entering_one() {
     );
 }
 
-#[test]
-fn a_fast_agent_does_not_tunnel_through_a_thin_wall() {
-    let mut app = app_with_penetration_count(FlockingPlugin::default());
+for_both_backends!(thin_wall: a_fast_agent_does_not_tunnel_through_a_thin_wall, a_fast_agent_does_not_tunnel_through_a_thin_rapier_wall);
+
+fn thin_wall(backend: Backend) {
+    let mut app = obstacle_app(FlockingPlugin::default(), backend);
     tune_default_flock(
         &mut app,
         FlockTuning {
@@ -121,12 +242,12 @@ fn a_fast_agent_does_not_tunnel_through_a_thin_wall() {
     );
     // A wall 0.02 thick and 2,000 wide at x = 10: at 200 units per second an agent moves 3
     // units a tick, 150 times the wall's thickness.
-    app.world_mut().spawn((
-        Obstacle::Box {
-            half_extents: Vec3::new(0.01, 1000.0, 1000.0),
-        },
-        Transform::from_xyz(10.0, 0.0, 0.0),
-    ));
+    spawn_solid(
+        &mut app,
+        backend,
+        axis_box(Vec3::new(10.0, 0.0, 0.0), Vec3::new(0.01, 1000.0, 1000.0)),
+    );
+    settle(&mut app);
     let agent = app
         .world_mut()
         .spawn((
@@ -149,11 +270,12 @@ fn a_fast_agent_does_not_tunnel_through_a_thin_wall() {
     assert_eq!(app.world().resource::<Penetrations>().inside, 0);
 }
 
-#[test]
-fn an_agent_spawned_inside_an_obstacle_gets_out_calmly() {
-    let mut app = app_with_penetration_count(FlockingPlugin::default());
-    app.world_mut()
-        .spawn((Obstacle::Sphere { radius: 3.0 }, Transform::default()));
+for_both_backends!(spawned_inside: an_agent_spawned_inside_an_obstacle_gets_out_calmly, an_agent_spawned_inside_a_collider_gets_out_calmly);
+
+fn spawned_inside(backend: Backend) {
+    let mut app = obstacle_app(FlockingPlugin::default(), backend);
+    spawn_solid(&mut app, backend, sphere(0.0, 0.0, 0.0, 3.0));
+    settle(&mut app);
     let agent = app
         .world_mut()
         .spawn((Agent, Transform::from_xyz(0.5, 0.0, 0.0), Velocity(Vec3::Y)))
@@ -167,26 +289,30 @@ fn an_agent_spawned_inside_an_obstacle_gets_out_calmly() {
     assert_eq!(app.world().resource::<Penetrations>().inside, 0);
 }
 
-#[test]
-fn agents_keep_out_of_walls_boxes_and_half_spaces_in_3d() {
-    let mut app = app_with_penetration_count(FlockingPlugin::default());
-    app.world_mut().spawn((
-        Obstacle::HalfSpace { normal: Dir3::Y },
-        Transform::from_xyz(0.0, -5.0, 0.0),
-    ));
-    app.world_mut().spawn((
-        Obstacle::Box {
-            half_extents: Vec3::new(2.0, 6.0, 2.0),
+for_both_backends!(solids_in_3d: agents_keep_out_of_walls_boxes_and_half_spaces_in_3d, agents_keep_out_of_rapier_boxes_capsules_and_half_spaces_in_3d);
+
+fn solids_in_3d(backend: Backend) {
+    let mut app = obstacle_app(FlockingPlugin::default(), backend);
+    let solids = [
+        Shape::HalfSpace {
+            point: Vec3::new(0.0, -5.0, 0.0),
+            normal: Vec3::Y,
         },
-        Transform::from_xyz(0.0, 0.0, 0.0).with_rotation(Quat::from_rotation_y(0.6)),
-    ));
-    app.world_mut().spawn((
-        Obstacle::Capsule {
-            half_length: 4.0,
+        Shape::Box {
+            centre: Vec3::ZERO,
+            half_extents: Vec3::new(2.0, 6.0, 2.0),
+            rotation: Quat::from_rotation_y(0.6),
+        },
+        Shape::Capsule {
+            a: Vec3::new(8.0, -4.0, 0.0),
+            b: Vec3::new(8.0, 4.0, 0.0),
             radius: 1.0,
         },
-        Transform::from_xyz(8.0, 0.0, 0.0),
-    ));
+    ];
+    for shape in solids {
+        spawn_solid(&mut app, backend, shape);
+    }
+    settle(&mut app);
     let mut rng = Rng::new(52);
     for _ in 0..200 {
         let start = Vec3::new(-20.0, 0.0, 0.0) + rng.in_cube(4.0);
@@ -237,22 +363,20 @@ fn degenerate_obstacles_are_ignored_without_a_panic() {
     assert!(p.is_finite() && p.x > 0.0, "{p}");
 }
 
-#[test]
-fn a_crowd_streams_down_a_corridor_without_touching_its_walls() {
-    let mut app = app_with_penetration_count(FlockingPlugin::default().planar());
+for_both_backends!(corridor: a_crowd_streams_down_a_corridor_without_touching_its_walls, a_crowd_streams_down_a_corridor_of_colliders);
+
+fn corridor(backend: Backend) {
+    let mut app = obstacle_app(FlockingPlugin::default().planar(), backend);
     // A corridor 6 wide and 60 long between two boxes, with a pillar halfway down it.
     for y in [-4.0, 4.0] {
-        app.world_mut().spawn((
-            Obstacle::Box {
-                half_extents: Vec3::new(30.0, 1.0, 1.0),
-            },
-            Transform::from_xyz(0.0, y, 0.0),
-        ));
+        spawn_solid(
+            &mut app,
+            backend,
+            axis_box(Vec3::new(0.0, y, 0.0), Vec3::new(30.0, 1.0, 1.0)),
+        );
     }
-    app.world_mut().spawn((
-        Obstacle::Sphere { radius: 0.8 },
-        Transform::from_xyz(0.0, 0.5, 0.0),
-    ));
+    spawn_solid(&mut app, backend, sphere(0.0, 0.5, 0.0, 0.8));
+    settle(&mut app);
     let mut rng = Rng::new(53);
     let agents: Vec<Entity> = (0..60)
         .map(|_| {
@@ -279,4 +403,119 @@ fn a_crowd_streams_down_a_corridor_without_touching_its_walls() {
         agents.len(),
         "only {through} came out of the corridor"
     );
+}
+
+/// Runs one agent from the origin toward x = 40 and returns how far along x it got.
+fn run_at_a_wall(app: &mut App) -> f32 {
+    let agent = app
+        .world_mut()
+        .spawn((
+            Agent,
+            Velocity(Vec3::X * 5.0),
+            Target::Point(Vec3::new(40.0, 0.0, 0.0)),
+        ))
+        .id();
+    run_ticks(app, 20 * 64);
+    app.world().get::<Transform>(agent).unwrap().translation.x
+}
+
+/// A wall across the way at x = 10, as a rapier collider in group 2.
+fn rapier_wall() -> impl Bundle {
+    (
+        Collider::cuboid(0.5, 1000.0, 1000.0),
+        CollisionGroups::new(Group::GROUP_2, Group::ALL),
+        Transform::from_xyz(10.0, 0.0, 0.0),
+    )
+}
+
+#[test]
+fn rapier_colliders_are_obstacles_when_marked_or_in_the_chosen_groups() {
+    // Unmarked, with the default filter: not an obstacle, the agent flies through.
+    let mut app = obstacle_app(FlockingPlugin::default(), Backend::Rapier);
+    app.world_mut().spawn(rapier_wall());
+    settle(&mut app);
+    let x = run_at_a_wall(&mut app);
+    assert!(x > 30.0, "an unmarked collider stopped the agent at {x}");
+
+    // Marked: stopped short of it.
+    let mut app = obstacle_app(FlockingPlugin::default(), Backend::Rapier);
+    app.world_mut().spawn((rapier_wall(), Obstacle::Collider));
+    settle(&mut app);
+    let x = run_at_a_wall(&mut app);
+    assert!(x < 9.5, "the marked wall let the agent through to {x}");
+
+    // Chosen by group, unmarked: stopped; a filter on another group: through.
+    for (filter, blocks) in [(Group::GROUP_2, true), (Group::GROUP_3, false)] {
+        let mut app = create_test_app_with(FlockingPlugin::default(), |app| {
+            app.add_plugins((
+                RapierPhysicsPlugin::<NoUserData>::default(),
+                FlockRapierPlugin {
+                    colliders: ObstacleColliders::Groups(CollisionGroups::new(Group::ALL, filter)),
+                },
+            ));
+        });
+        app.world_mut().spawn(rapier_wall());
+        run_ticks(&mut app, 1);
+        let x = run_at_a_wall(&mut app);
+        assert_eq!(x < 9.5, blocks, "filter {filter:?}: the agent got to {x}");
+    }
+}
+
+#[test]
+fn built_in_shapes_and_rapier_colliders_work_together() {
+    let mut app = obstacle_app(FlockingPlugin::default(), Backend::Rapier);
+    // A built-in floor under a rapier box the agents are aimed through.
+    spawn_solid(
+        &mut app,
+        Backend::BuiltIn,
+        Shape::HalfSpace {
+            point: Vec3::new(0.0, -3.0, 0.0),
+            normal: Vec3::Y,
+        },
+    );
+    spawn_solid(
+        &mut app,
+        Backend::Rapier,
+        axis_box(Vec3::new(10.0, 0.0, 0.0), Vec3::new(1.0, 2.0, 2.0)),
+    );
+    settle(&mut app);
+    let mut rng = Rng::new(54);
+    for _ in 0..50 {
+        app.world_mut().spawn((
+            Agent,
+            Transform::from_translation(Vec3::new(-5.0, 0.0, 0.0) + rng.in_cube(1.5)),
+            Velocity(Vec3::new(4.0, -2.0, 0.0)),
+            Target::Point(Vec3::new(25.0, -2.5, 0.0)),
+        ));
+    }
+    run_ticks(&mut app, 15 * 64);
+    let seen = app.world().resource::<Penetrations>();
+    assert_eq!(seen.inside, 0, "deepest {}", seen.deepest);
+    let past = positions(&mut app).iter().filter(|p| p.x > 12.0).count();
+    assert!(past >= 45, "only {past} of 50 got past the box");
+}
+
+#[test]
+fn without_a_physics_world_the_rapier_backend_steps_aside() {
+    // The backend without rapier's plugin: a warning, and agents fly on.
+    let mut app = create_test_app_with(FlockingPlugin::default(), |app| {
+        app.add_plugins(FlockRapierPlugin::default());
+    });
+    app.world_mut().spawn((
+        Collider::ball(2.0),
+        Obstacle::Collider,
+        Transform::from_xyz(10.0, 0.0, 0.0),
+    ));
+    let x = run_at_a_wall(&mut app);
+    assert!(x > 30.0, "{x}");
+
+    // A collider obstacle without the backend: ignored with a warning, no panic.
+    let mut app = create_test_app(FlockingPlugin::default());
+    app.world_mut().spawn((
+        Collider::ball(2.0),
+        Obstacle::Collider,
+        Transform::from_xyz(10.0, 0.0, 0.0),
+    ));
+    let x = run_at_a_wall(&mut app);
+    assert!(x > 30.0, "{x}");
 }

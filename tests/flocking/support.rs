@@ -15,9 +15,15 @@ pub struct Corrections(pub Vec<InputCorrected>);
 
 /// `MinimalPlugins`, transforms and the plugin; every `update` runs exactly one fixed tick.
 pub fn create_test_app(plugin: FlockingPlugin) -> App {
+    create_test_app_with(plugin, |_| {})
+}
+
+/// [`create_test_app`], with `install` adding more plugins before the app is finished.
+pub fn create_test_app_with(plugin: FlockingPlugin, install: impl FnOnce(&mut App)) -> App {
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, TransformPlugin, plugin))
-        .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+    app.add_plugins((MinimalPlugins, TransformPlugin, plugin));
+    install(&mut app);
+    app.insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
         .init_resource::<Ticks>()
         .init_resource::<Corrections>()
         .add_systems(

@@ -128,4 +128,7 @@ pub enum Obstacle {
         /// Radius around the segment.
         radius: f32,
     },
+    /// The entity's physics collider, whatever its shape: cast against by a physics backend
+    /// (bevy_flock_rapier's `FlockRapierPlugin`), ignored with a warning without one.
+    Collider,
 }

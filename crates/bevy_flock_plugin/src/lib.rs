@@ -4,6 +4,7 @@
 //! Most users depend on the `bevy_flock` facade crate instead; its documentation has the
 //! guide.
 
+pub mod backend;
 mod components;
 pub mod diagnostics;
 #[cfg(feature = "bevy_gizmos")]
@@ -12,6 +13,7 @@ mod plugin;
 mod simulation;
 mod tuning;
 
+pub use backend::{BuiltInObstacles, ObstacleBackend, ObstacleBackendAppExt};
 pub use components::{
     Agent, Flock, FlockMembers, InFlock, Obstacle, SteeringState, Target, Velocity,
 };

@@ -7,6 +7,7 @@ use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 use flock_core::Space;
 
+use crate::backend;
 use crate::diagnostics::{self, FlockMetrics, InputCorrected};
 use crate::simulation::{self, FlockSimulation};
 use crate::*;
@@ -187,11 +188,9 @@ impl Plugin for FlockingPlugin {
                     .chain()
                     .in_set(FlockingSystems::NeighbourLookup),
                 simulation::accumulate_forces.in_set(FlockingSystems::ForceAccumulation),
-                simulation::avoid_obstacles.in_set(FlockingSystems::Avoidance),
-                (simulation::integrate, diagnostics::publish_metrics)
-                    .chain()
-                    .in_set(FlockingSystems::Integration),
+                diagnostics::publish_metrics.in_set(FlockingSystems::Integration),
             ),
         );
+        backend::install_built_in(app, self.schedule);
     }
 }

@@ -4,6 +4,7 @@ use core::time::Duration;
 
 use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::QueryData;
+use bevy::ecs::system::StaticSystemParam;
 use bevy::math::ops;
 use bevy::platform::collections::HashSet;
 use bevy::platform::time::Instant;
@@ -13,6 +14,7 @@ use flock_core::{
     AgentInput, AgentParams, AvoidanceParams, ChunkExecutor, Crowd, ParamsId, Shape, Space,
 };
 
+use crate::backend::{ObstacleBackend, ObstacleBackends};
 use crate::diagnostics::Reporter;
 use crate::tuning::TuningParts;
 use crate::*;
@@ -323,6 +325,7 @@ pub(crate) fn extract_obstacles(
     mut sim: ResMut<FlockSimulation>,
     config: Res<FlockingConfig>,
     obstacles: Query<(Entity, &Obstacle, &GlobalTransform)>,
+    backends: Res<ObstacleBackends>,
     mut reporter: Reporter,
     mut reported_fields: Local<HashSet<&'static str>>,
 ) {
@@ -336,7 +339,16 @@ pub(crate) fn extract_obstacles(
     sim.crowd.set_avoidance(avoidance);
     let mut shapes = Vec::with_capacity(obstacles.iter().len());
     for (entity, obstacle, transform) in &obstacles {
-        let shape = shape_of(obstacle, transform);
+        let Some(shape) = shape_of(obstacle, transform) else {
+            if backends.is_built_in() {
+                reporter.warn_once(
+                    entity,
+                    "collider obstacle",
+                    "is an `Obstacle::Collider` but no physics backend is installed (bevy_flock_rapier's `FlockRapierPlugin`); agents ignore it",
+                );
+            }
+            continue;
+        };
         if shape.is_valid() {
             shapes.push(shape);
         } else {
@@ -355,11 +367,12 @@ pub(crate) fn extract_obstacles(
 }
 
 /// An obstacle in world space, placed and scaled by its transform (a sphere by its largest
-/// scale, a capsule's radius by the largest across its axis).
-fn shape_of(obstacle: &Obstacle, transform: &GlobalTransform) -> Shape {
+/// scale, a capsule's radius by the largest across its axis); `None` for a collider, which is
+/// the physics backend's.
+fn shape_of(obstacle: &Obstacle, transform: &GlobalTransform) -> Option<Shape> {
     let (scale, rotation, centre) = transform.to_scale_rotation_translation();
     let scale = scale.abs();
-    match *obstacle {
+    Some(match *obstacle {
         Obstacle::Sphere { radius } => Shape::Sphere {
             centre,
             radius: radius * scale.max_element(),
@@ -384,7 +397,8 @@ fn shape_of(obstacle: &Obstacle, transform: &GlobalTransform) -> Shape {
                 radius: radius * scale.x.max(scale.z),
             }
         }
-    }
+        Obstacle::Collider => return None,
+    })
 }
 
 fn has_override(agent: &AgentDataItem) -> bool {
@@ -432,16 +446,23 @@ pub(crate) fn accumulate_forces(mut sim: ResMut<FlockSimulation>, config: Res<Fl
     sim.step_time += started.elapsed();
 }
 
-pub(crate) fn avoid_obstacles(mut sim: ResMut<FlockSimulation>, config: Res<FlockingConfig>) {
+pub(crate) fn avoid_obstacles<B: ObstacleBackend>(
+    mut sim: ResMut<FlockSimulation>,
+    config: Res<FlockingConfig>,
+    backend: StaticSystemParam<B::Param>,
+) {
     let started = Instant::now();
-    sim.crowd
-        .avoid_obstacles_on(&TaskPoolExecutor::new(&config));
+    let executor = TaskPoolExecutor::new(&config);
+    B::with_obstacles(&backend, |colliders| {
+        sim.crowd.avoid_obstacles_with(&executor, colliders)
+    });
     sim.step_time += started.elapsed();
 }
 
-pub(crate) fn integrate(
+pub(crate) fn integrate<B: ObstacleBackend>(
     mut sim: ResMut<FlockSimulation>,
     config: Res<FlockingConfig>,
+    backend: StaticSystemParam<B::Param>,
     time: Res<Time>,
     mut agents: Query<(Entity, &mut Transform, &mut Velocity, &mut SteeringState), With<Agent>>,
     mut warned_long_frame: Local<bool>,
@@ -459,8 +480,11 @@ pub(crate) fn integrate(
         }
         dt = config.max_timestep;
     }
-    sim.crowd
-        .integrate_on(dt.as_secs_f32(), &TaskPoolExecutor::new(&config));
+    let executor = TaskPoolExecutor::new(&config);
+    B::with_obstacles(&backend, |colliders| {
+        sim.crowd
+            .integrate_with(dt.as_secs_f32(), &executor, colliders)
+    });
 
     // Each agent's write-back is independent: spread it over the compute task pool.
     let (orient, space) = (config.orient_to_velocity, config.space);

@@ -7,7 +7,9 @@ use glam::Vec3;
 use crate::executor::{ChunkExecutor, Serial, for_each_chunk_mut};
 use crate::grid::UniformGrid;
 use crate::lanes::{COINCIDENT_SQ, LaneScan, Probe, SEPARATION_FLOOR_SQ, Scan, SlotLanes};
-use crate::obstacles::{AvoidanceParams, ObstacleSet, Shape};
+use crate::obstacles::{
+    AvoidanceParams, CastHit, ObstacleQuery, ObstacleSet, Shape, avoidance_direction,
+};
 use crate::params::{AgentParams, Boundary, Checker, Correction, Prepared, SteeringStyle, Value};
 use crate::{Metrics, Space};
 /// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
@@ -706,14 +708,26 @@ impl Crowd {
     /// [`integrate`](Self::integrate), split into chunks that `executor` may run on any
     /// threads.
     pub fn integrate_on(&mut self, dt: f32, executor: &dyn ChunkExecutor) {
+        self.integrate_with(dt, executor, None);
+    }
+
+    /// [`integrate_on`](Self::integrate_on), keeping agents out of `colliders` (a physics
+    /// backend's obstacles) as well as out of the crowd's own [`obstacles`](Self::obstacles).
+    pub fn integrate_with(
+        &mut self,
+        dt: f32,
+        executor: &dyn ChunkExecutor,
+        colliders: Option<&dyn ObstacleQuery>,
+    ) {
         if !(dt.is_finite() && dt > 0.0) {
             return;
         }
         let mut bodies = core::mem::take(&mut self.bodies);
         let this = &*self;
+        let obstacles = Layered::new(&self.obstacles, colliders);
         for_each_chunk_mut(executor, &mut bodies, |first, chunk| {
             for (k, body) in chunk.iter_mut().enumerate() {
-                this.integrate_agent(first + k, body, dt);
+                this.integrate_agent(first + k, body, dt, &obstacles);
             }
         });
         self.bodies = bodies;
@@ -721,7 +735,7 @@ impl Crowd {
         self.forces_pending = false;
     }
 
-    fn integrate_agent(&self, i: usize, body: &mut Body, dt: f32) {
+    fn integrate_agent(&self, i: usize, body: &mut Body, dt: f32, obstacles: &Layered) {
         let params = &self.params[self.param_ids[i] as usize].params;
         let limits = params.limits;
         let force = limit_length(self.total_force(i, limits.max_force), limits.max_force);
@@ -741,8 +755,8 @@ impl Crowd {
         }
         let mut p = self.flat(body.position + v * dt);
         // Never into an obstacle: stop at the first surface crossed, and slide along it.
-        if !self.obstacles.is_empty() && p.is_finite() {
-            let (allowed, surface) = self.obstacles.constrain(body.position, p);
+        if !obstacles.is_empty() && p.is_finite() {
+            let (allowed, surface) = obstacles.constrain(body.position, p);
             p = self.flat(allowed);
             if let Some(normal) = surface {
                 v -= normal * v.dot(normal).min(0.0);
@@ -885,21 +899,32 @@ impl Crowd {
     /// [`avoid_obstacles`](Self::avoid_obstacles), split into chunks that `executor` may run
     /// on any threads. Returns how many agents are avoiding.
     pub fn avoid_obstacles_on(&mut self, executor: &dyn ChunkExecutor) -> usize {
-        if self.obstacles.is_empty() || !self.forces_pending {
+        self.avoid_obstacles_with(executor, None)
+    }
+
+    /// [`avoid_obstacles_on`](Self::avoid_obstacles_on), steering around `colliders` (a
+    /// physics backend's obstacles) as well as the crowd's own [`obstacles`](Self::obstacles).
+    pub fn avoid_obstacles_with(
+        &mut self,
+        executor: &dyn ChunkExecutor,
+        colliders: Option<&dyn ObstacleQuery>,
+    ) -> usize {
+        let obstacles = Layered::new(&self.obstacles, colliders);
+        if obstacles.is_empty() || !self.forces_pending {
             return 0;
         }
         let mut results = core::mem::take(&mut self.results);
         let this = &*self;
         for_each_chunk_mut(executor, &mut results, |first, chunk| {
             for (k, result) in chunk.iter_mut().enumerate() {
-                this.avoid(first + k, result);
+                this.avoid(first + k, result, &obstacles);
             }
         });
         self.results = results;
         self.results.iter().filter(|r| r.avoiding).count()
     }
 
-    fn avoid(&self, slot: usize, result: &mut SlotResult) {
+    fn avoid(&self, slot: usize, result: &mut SlotResult, obstacles: &Layered) {
         let agent = self.slot_agent(slot);
         if agent.heading == Vec3::ZERO {
             return;
@@ -912,7 +937,8 @@ impl Crowd {
             0.0
         };
         let look_ahead = a.min_look_ahead + (a.max_look_ahead - a.min_look_ahead) * fraction;
-        let Some(dir) = self.obstacles.avoidance_direction(
+        let Some(dir) = avoidance_direction(
+            obstacles,
             agent.position,
             agent.heading,
             look_ahead,
@@ -1194,4 +1220,58 @@ fn keep_inside(p: Vec3, v: Vec3, min: Vec3, max: Vec3) -> (Vec3, Vec3) {
         }
     }
     (Vec3::from_array(p), Vec3::from_array(v))
+}
+
+/// The crowd's own obstacles and, if any, a backend's: a cast hits the nearer of the two, and a
+/// move is constrained by each in turn.
+struct Layered<'a> {
+    own: Option<&'a ObstacleSet>,
+    other: Option<&'a dyn ObstacleQuery>,
+}
+
+impl<'a> Layered<'a> {
+    fn new(own: &'a ObstacleSet, other: Option<&'a dyn ObstacleQuery>) -> Self {
+        Self {
+            own: (!own.is_empty()).then_some(own),
+            other: other.filter(|other| !other.is_empty()),
+        }
+    }
+}
+
+impl ObstacleQuery for Layered<'_> {
+    fn is_empty(&self) -> bool {
+        self.own.is_none() && self.other.is_none()
+    }
+
+    fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit> {
+        let own = self.own.and_then(|o| o.cast(origin, dir, length, radius));
+        // Past the own hit nothing matters: cast the other only that far.
+        let length = own.map_or(length, |hit| hit.distance);
+        let other = self.other.and_then(|o| o.cast(origin, dir, length, radius));
+        match (own, other) {
+            (Some(a), Some(b)) => Some(if b.distance < a.distance { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
+        self.own
+            .is_none_or(|o| o.is_clear(origin, dir, length, radius))
+            && self
+                .other
+                .is_none_or(|o| o.is_clear(origin, dir, length, radius))
+    }
+
+    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
+        let (mut end, mut normal) = (to, None);
+        if let Some(own) = self.own {
+            (end, normal) = own.constrain(from, end);
+        }
+        if let Some(other) = self.other {
+            let (allowed, stopped) = other.constrain(from, end);
+            end = allowed;
+            normal = stopped.or(normal);
+        }
+        (end, normal)
+    }
 }

@@ -37,7 +37,9 @@ pub use crowd::{AgentInput, Crowd, ParamsId};
 pub use executor::{ChunkExecutor, ScopedThreads, Serial};
 pub use glam;
 pub use grid::UniformGrid;
-pub use obstacles::{AvoidanceParams, ObstacleSet, Shape};
+pub use obstacles::{
+    AvoidanceParams, CastHit, ObstacleQuery, ObstacleSet, Shape, avoidance_direction,
+};
 pub use params::{
     AgentParams, Boundary, Correction, LARGEST_PARAMETER, Limits, Perception, SteeringStyle, Value,
     Weights,

@@ -1,8 +1,11 @@
 //! Solid shapes agents steer around and never enter: a sphere cast along each agent's heading,
 //! a fan search for the nearest clear direction, and a hard boundary in integration.
 //!
-//! Casts march along signed distance fields (sphere tracing), one exact field per shape, so
-//! every shape is cast the same way, with a fixed budget of steps.
+//! [`ObstacleQuery`] is what avoidance and integration ask of obstacles. [`ObstacleSet`] answers
+//! it from built-in [`Shape`]s; a physics backend answers it from its colliders.
+//!
+//! The built-in casts march along signed distance fields (sphere tracing), one exact field per
+//! shape, so every shape is cast the same way, with a fixed budget of steps.
 
 use glam::{IVec3, Quat, Vec3};
 use std::collections::HashMap;
@@ -290,6 +293,82 @@ enum March {
     Exhausted(f32),
 }
 
+/// Where a cast first touched an obstacle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CastHit {
+    /// How far the cast travelled before touching.
+    pub distance: f32,
+    /// Unit normal of the surface touched, pointing out of the obstacle.
+    pub normal: Vec3,
+}
+
+/// What obstacle avoidance and integration ask of a set of obstacles: a ball cast ahead, and a
+/// move that never ends inside one. [`ObstacleSet`] implements it for built-in shapes; physics
+/// backends implement it over their colliders.
+pub trait ObstacleQuery: Sync {
+    /// Whether there is nothing to avoid: the avoidance pass and the integration sweep skip
+    /// their work then.
+    fn is_empty(&self) -> bool;
+
+    /// Casts a ball of `radius` from `origin` along unit `dir` for `length`: the first contact,
+    /// or `None` when the way is clear. A ball that starts touching an obstacle hits at 0.
+    fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit>;
+
+    /// Whether [`cast`](Self::cast) finds nothing; backends may answer faster than a full cast.
+    fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
+        self.cast(origin, dir, length, radius).is_none()
+    }
+
+    /// Moves `from -> to` but never into an obstacle: the motion stops just outside the first
+    /// surface it crosses (so a fast agent cannot tunnel through a thin wall), and a point
+    /// already inside is pushed out. Returns the allowed point and the outward normal of the
+    /// surface it was stopped by, if any.
+    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>);
+}
+
+/// A clear direction for an agent at `p` heading along unit `heading`, or `None` when straight
+/// ahead is clear for `look_ahead`. Searches a fan of directions turning away from the obstacle
+/// ahead (on the plane: in the plane), nearest to the heading first, and takes the first clear
+/// one; if none is, the obstacle's normal.
+pub fn avoidance_direction(
+    obstacles: &(impl ObstacleQuery + ?Sized),
+    p: Vec3,
+    heading: Vec3,
+    look_ahead: f32,
+    params: &AvoidanceParams,
+    space: Space,
+) -> Option<Vec3> {
+    let r = params.cast_radius;
+    let hit = obstacles.cast(p, heading, look_ahead, r)?;
+    let normal = match space {
+        Space::Volume => hit.normal,
+        Space::Planar => hit.normal.with_z(0.0),
+    }
+    .try_normalize()
+    .unwrap_or(-heading);
+    // Turn toward the side the normal leans to: the axis of rotation is heading x normal
+    // (on the plane, z), with its sign chosen so that the first turn goes that way.
+    let axis = match space {
+        Space::Planar => Vec3::Z * heading.cross(normal).z.signum().max(-1.0),
+        Space::Volume => heading
+            .cross(normal)
+            .try_normalize()
+            .or_else(|| heading.any_orthonormal_vector().try_normalize())
+            .unwrap_or(Vec3::Y),
+    };
+    let axis = if axis == Vec3::ZERO { Vec3::Z } else { axis };
+    let step = params.fan_degrees.to_radians() / FAN_STEPS as f32;
+    for k in 1..=FAN_STEPS {
+        for side in [1.0, -1.0] {
+            let dir = rotation(axis, side * step * k as f32) * heading;
+            if obstacles.is_clear(p, dir, look_ahead, r) {
+                return Some(dir);
+            }
+        }
+    }
+    Some(normal)
+}
+
 /// The obstacles of a tick, binned in a coarse grid so that an agent checks only those near it.
 #[derive(Clone, Debug, Default)]
 pub struct ObstacleSet {
@@ -413,16 +492,6 @@ impl ObstacleSet {
         best
     }
 
-    /// Casts a ball of `radius` from `p` along unit `dir` for `length`: the distance travelled
-    /// to the first contact, or `None` when the way is clear. A cast that runs out of steps
-    /// (grazing a surface) counts as a hit where it stands.
-    pub fn cast(&self, p: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<f32> {
-        match self.march(p, dir, length, radius, HIT_DISTANCE) {
-            March::Clear => None,
-            March::Hit(t) | March::Exhausted(t) => Some(t),
-        }
-    }
-
     /// Sphere tracing: steps along `dir` by the distance to the nearest surface (less
     /// `radius`) until within `hit` of it, past `length`, or out of steps.
     fn march(&self, p: Vec3, dir: Vec3, length: f32, radius: f32, hit: f32) -> March {
@@ -444,58 +513,39 @@ impl ObstacleSet {
         }
         March::Exhausted(t)
     }
+}
 
-    /// A clear direction for an agent at `p` heading along unit `heading` within `params`, or
-    /// `None` when straight ahead is clear. Searches a fan of directions turning away from the
-    /// obstacle ahead (on the plane: in the plane) and takes the first clear one; if none is,
-    /// the obstacle's normal.
-    pub fn avoidance_direction(
-        &self,
-        p: Vec3,
-        heading: Vec3,
-        look_ahead: f32,
-        params: &AvoidanceParams,
-        space: Space,
-    ) -> Option<Vec3> {
-        let r = params.cast_radius;
-        let hit = self.cast(p, heading, look_ahead, r)?;
-        let contact = p + heading * hit;
-        let normal = self
-            .nearest(contact)
-            .map_or(-heading, |(_, shape)| shape.normal(contact));
-        let normal = match space {
-            Space::Volume => normal,
-            Space::Planar => normal.with_z(0.0).try_normalize().unwrap_or(-heading),
-        };
-        // Turn toward the side the normal leans to: the axis of rotation is heading x normal
-        // (on the plane, z), with its sign chosen so that the first turn goes that way.
-        let axis = match space {
-            Space::Planar => Vec3::Z * heading.cross(normal).z.signum().max(-1.0),
-            Space::Volume => heading
-                .cross(normal)
-                .try_normalize()
-                .or_else(|| heading.any_orthonormal_vector().try_normalize())
-                .unwrap_or(Vec3::Y),
-        };
-        let axis = if axis == Vec3::ZERO { Vec3::Z } else { axis };
-        let step = params.fan_degrees.to_radians() / FAN_STEPS as f32;
-        for k in 1..=FAN_STEPS {
-            for side in [1.0, -1.0] {
-                let dir = rotation(axis, side * step * k as f32) * heading;
-                if self.cast(p, dir, look_ahead, r).is_none() {
-                    return Some(dir);
-                }
-            }
-        }
-        Some(normal)
+impl ObstacleQuery for ObstacleSet {
+    fn is_empty(&self) -> bool {
+        ObstacleSet::is_empty(self)
     }
 
-    /// Moves `from -> to` but never into a shape: the motion stops just outside the first
-    /// surface it crosses (so a fast agent cannot tunnel through a thin wall), and a point
-    /// already inside is pushed out along the normal. Returns the allowed point and the
-    /// normal of the surface it was stopped by, if any.
-    pub fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
-        if self.is_empty() {
+    /// A cast that runs out of steps (grazing a surface) counts as a hit where it stands.
+    fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit> {
+        match self.march(origin, dir, length, radius, HIT_DISTANCE) {
+            March::Clear => None,
+            March::Hit(t) | March::Exhausted(t) => {
+                let contact = origin + dir * t;
+                let normal = self
+                    .nearest(contact)
+                    .map_or(-dir, |(_, shape)| shape.normal(contact));
+                Some(CastHit {
+                    distance: t,
+                    normal,
+                })
+            }
+        }
+    }
+
+    fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
+        matches!(
+            self.march(origin, dir, length, radius, HIT_DISTANCE),
+            March::Clear
+        )
+    }
+
+    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
+        if self.shapes.is_empty() {
             return (to, None);
         }
         let mut stopped = None;

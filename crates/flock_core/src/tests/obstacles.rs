@@ -52,8 +52,12 @@ fn a_cast_stops_where_the_ball_first_touches() {
     }]);
     let hit = set.cast(Vec3::ZERO, Vec3::X, 20.0, 0.5).expect("hits");
     assert!(
-        (hit - 7.5).abs() < 2e-3,
-        "hit at {hit}, the ball touches at 7.5"
+        (hit.distance - 7.5).abs() < 2e-3,
+        "hit at {hit:?}, the ball touches at 7.5"
+    );
+    assert!(
+        (hit.normal - Vec3::NEG_X).length() < 1e-3,
+        "the sphere faces the cast: {hit:?}"
     );
     assert_eq!(set.cast(Vec3::ZERO, Vec3::X, 7.0, 0.5), None, "too short");
     assert_eq!(
@@ -75,8 +79,7 @@ fn blocked_ahead_the_fan_finds_a_way_round() {
         radius: 1.5,
     }]);
     let params = AvoidanceParams::default();
-    let dir = set
-        .avoidance_direction(Vec3::ZERO, Vec3::X, 5.0, &params, Space::Planar)
+    let dir = avoidance_direction(&set, Vec3::ZERO, Vec3::X, 5.0, &params, Space::Planar)
         .expect("blocked ahead");
     assert!(
         dir.z.abs() < 1e-6 && (dir.length() - 1.0).abs() < 1e-5,
@@ -85,7 +88,7 @@ fn blocked_ahead_the_fan_finds_a_way_round() {
     assert!(dir.x > 0.0, "still heading on: {dir}");
     assert_eq!(set.cast(Vec3::ZERO, dir, 5.0, params.cast_radius), None);
     assert_eq!(
-        set.avoidance_direction(Vec3::ZERO, Vec3::Y, 5.0, &params, Space::Planar),
+        avoidance_direction(&set, Vec3::ZERO, Vec3::Y, 5.0, &params, Space::Planar),
         None,
         "clear ahead"
     );

@@ -1,0 +1,115 @@
+//! The hook through which a physics backend adds its colliders to the obstacles agents avoid.
+
+use core::any::{TypeId, type_name};
+
+use bevy::ecs::schedule::InternedScheduleLabel;
+use bevy::ecs::system::{ReadOnlySystemParam, SystemParamItem};
+use bevy::platform::collections::HashSet;
+use bevy::prelude::*;
+use flock_core::ObstacleQuery;
+
+use crate::{FlockingSystems, diagnostics, simulation};
+
+/// Obstacles beyond the built-in [`Obstacle`](crate::Obstacle) shapes, read from the world each
+/// tick: what a physics backend implements (`bevy_flock_rapier` casts against bevy_rapier3d
+/// colliders). Agents avoid, and never enter, both the built-in shapes and the backend's.
+///
+/// Install one with [`ObstacleBackendAppExt::set_obstacle_backend`]; the last one set is used.
+pub trait ObstacleBackend: Send + Sync + 'static {
+    /// What the backend reads each tick (its physics world, its filter).
+    type Param: ReadOnlySystemParam + 'static;
+
+    /// Calls `f` with this tick's obstacles, or with `None` when the backend has none to offer
+    /// (no physics world yet, say).
+    fn with_obstacles<R>(
+        param: &SystemParamItem<'_, '_, Self::Param>,
+        f: impl FnOnce(Option<&dyn ObstacleQuery>) -> R,
+    ) -> R;
+}
+
+/// The built-in [`Obstacle`](crate::Obstacle) shapes alone: the backend until another is set.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuiltInObstacles;
+
+impl ObstacleBackend for BuiltInObstacles {
+    type Param = ();
+
+    fn with_obstacles<R>(
+        _: &SystemParamItem<'_, '_, ()>,
+        f: impl FnOnce(Option<&dyn ObstacleQuery>) -> R,
+    ) -> R {
+        f(None)
+    }
+}
+
+/// Installs obstacle backends on an [`App`].
+pub trait ObstacleBackendAppExt {
+    /// Makes `B` the obstacle backend of the flocking systems. Call after adding
+    /// [`FlockingPlugin`](crate::FlockingPlugin).
+    ///
+    /// # Panics
+    ///
+    /// Without [`FlockingPlugin`](crate::FlockingPlugin): there is nothing to plug into.
+    fn set_obstacle_backend<B: ObstacleBackend>(&mut self) -> &mut Self;
+}
+
+impl ObstacleBackendAppExt for App {
+    fn set_obstacle_backend<B: ObstacleBackend>(&mut self) -> &mut Self {
+        let Some(mut backends) = self.world_mut().get_resource_mut::<ObstacleBackends>() else {
+            panic!(
+                "bevy_flock: add FlockingPlugin before setting the obstacle backend {}",
+                type_name::<B>()
+            );
+        };
+        backends.active = TypeId::of::<B>();
+        if backends.installed.insert(TypeId::of::<B>()) {
+            let schedule = backends.schedule;
+            add_backend_systems::<B>(self, schedule);
+        }
+        self
+    }
+}
+
+/// Which obstacle backend the flocking systems use, and which have their systems installed.
+#[derive(Resource, Debug)]
+pub(crate) struct ObstacleBackends {
+    schedule: InternedScheduleLabel,
+    installed: HashSet<TypeId>,
+    active: TypeId,
+}
+
+impl ObstacleBackends {
+    /// Whether only the built-in shapes are in use.
+    pub(crate) fn is_built_in(&self) -> bool {
+        self.active == TypeId::of::<BuiltInObstacles>()
+    }
+}
+
+/// Installs the built-in backend in `schedule`: called by the plugin.
+pub(crate) fn install_built_in(app: &mut App, schedule: InternedScheduleLabel) {
+    app.insert_resource(ObstacleBackends {
+        schedule,
+        installed: HashSet::from_iter([TypeId::of::<BuiltInObstacles>()]),
+        active: TypeId::of::<BuiltInObstacles>(),
+    });
+    add_backend_systems::<BuiltInObstacles>(app, schedule);
+}
+
+fn add_backend_systems<B: ObstacleBackend>(app: &mut App, schedule: InternedScheduleLabel) {
+    app.add_systems(
+        schedule,
+        (
+            simulation::avoid_obstacles::<B>
+                .run_if(is_active::<B>)
+                .in_set(FlockingSystems::Avoidance),
+            simulation::integrate::<B>
+                .run_if(is_active::<B>)
+                .in_set(FlockingSystems::Integration)
+                .before(diagnostics::publish_metrics),
+        ),
+    );
+}
+
+fn is_active<B: ObstacleBackend>(backends: Res<ObstacleBackends>) -> bool {
+    backends.active == TypeId::of::<B>()
+}

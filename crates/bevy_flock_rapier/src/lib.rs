@@ -1,0 +1,222 @@
+//! The bevy_rapier3d backend of `bevy_flock`: agents steer around, and never enter, rapier
+//! colliders.
+//!
+//! Add [`FlockRapierPlugin`] after `FlockingPlugin` and rapier's physics plugin, and mark the
+//! colliders agents should avoid with `Obstacle::Collider` (or choose them by collision groups
+//! with [`ObstacleColliders::Groups`]). Each tick every agent casts a ball of
+//! [`FlockingConfig::avoidance`](bevy_flock_plugin::FlockingConfig)'s cast radius ahead through
+//! rapier's query pipeline, exactly as it does against the built-in shapes (which still work
+//! alongside), and integration stops each move at the first collider surface it crosses.
+//!
+//! ```
+//! use bevy::prelude::*;
+//! use bevy_flock_plugin::prelude::*;
+//! use bevy_flock_rapier::FlockRapierPlugin;
+//! use bevy_rapier3d::prelude::*;
+//!
+//! let mut app = App::new();
+//! app.add_plugins((
+//!     MinimalPlugins,
+//!     TransformPlugin,
+//!     RapierPhysicsPlugin::<NoUserData>::default(),
+//!     FlockingPlugin::default(),
+//!     FlockRapierPlugin::default(),
+//! ));
+//! // A static pillar: a collider without a rigid body.
+//! app.world_mut().spawn((
+//!     Collider::capsule_y(10.0, 1.5),
+//!     Obstacle::Collider,
+//!     Transform::from_xyz(0.0, 0.0, -20.0),
+//! ));
+//! app.update();
+//! ```
+//!
+//! Rapier's broad phase answers every cast, so an agent far from every collider costs one
+//! tree query that finds nothing. The physics plugin updates that tree in its own schedule
+//! (`PostUpdate` by default), so colliders spawned this frame are seen from the next.
+
+use bevy::ecs::system::SystemParamItem;
+use bevy::prelude::*;
+use bevy_flock_plugin::{Obstacle, ObstacleBackend, ObstacleBackendAppExt};
+use bevy_rapier3d::parry::shape::Ball;
+use bevy_rapier3d::prelude::{
+    CollisionGroups, QueryFilter, RapierContext, RapierQueryPipeline, ReadRapierContext,
+    ShapeCastOptions,
+};
+use flock_core::{CastHit, ObstacleQuery};
+
+/// Makes rapier colliders obstacles for every flock (see the [crate docs](crate)).
+///
+/// # Panics
+///
+/// When added before `FlockingPlugin`.
+#[derive(Debug, Clone, Default)]
+pub struct FlockRapierPlugin {
+    /// Which colliders agents avoid; a resource from then on, which systems may change.
+    pub colliders: ObstacleColliders,
+}
+
+impl Plugin for FlockRapierPlugin {
+    fn build(&self, app: &mut App) {
+        app.register_type::<ObstacleColliders>()
+            .insert_resource(self.colliders)
+            .set_obstacle_backend::<RapierObstacles>()
+            .add_systems(PostUpdate, warn_without_physics_world);
+    }
+}
+
+/// Which rapier colliders agents avoid. Sensors never count.
+#[derive(Resource, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Resource, Debug, Clone, PartialEq, Default)]
+pub enum ObstacleColliders {
+    /// Colliders on entities that also have [`Obstacle::Collider`].
+    #[default]
+    Marked,
+    /// Every collider these groups, as the agents' own, interact with: rapier checks the
+    /// groups' memberships against each collider's filter and the other way round.
+    Groups(#[reflect(ignore)] CollisionGroups),
+}
+
+/// The [`ObstacleBackend`] that casts through rapier's query pipeline, installed by
+/// [`FlockRapierPlugin`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RapierObstacles;
+
+impl ObstacleBackend for RapierObstacles {
+    type Param = (
+        ReadRapierContext<'static, 'static>,
+        Res<'static, ObstacleColliders>,
+        Query<'static, 'static, &'static Obstacle>,
+    );
+
+    fn with_obstacles<R>(
+        (context, colliders, obstacles): &SystemParamItem<'_, '_, Self::Param>,
+        f: impl FnOnce(Option<&dyn ObstacleQuery>) -> R,
+    ) -> R {
+        let Ok(context) = context.single() else {
+            return f(None);
+        };
+        let any = match **colliders {
+            ObstacleColliders::Marked => obstacles.iter().any(|o| *o == Obstacle::Collider),
+            ObstacleColliders::Groups(_) => !context.colliders.colliders.is_empty(),
+        };
+        let query = ColliderObstacles {
+            context,
+            colliders: **colliders,
+            obstacles,
+            any,
+        };
+        f(Some(&query))
+    }
+}
+
+/// This tick's rapier colliders as obstacles.
+struct ColliderObstacles<'a, 'w, 's> {
+    context: RapierContext<'a>,
+    colliders: ObstacleColliders,
+    obstacles: &'a Query<'w, 's, &'static Obstacle>,
+    any: bool,
+}
+
+/// Agents are kept this far outside every collider.
+const SKIN: f32 = 1e-3;
+
+impl ColliderObstacles<'_, '_, '_> {
+    /// Runs `query` on rapier's query pipeline, seeing only the obstacle colliders (and, with
+    /// `only`, only that collider's entity).
+    fn pipeline<T>(&self, only: Option<Entity>, query: impl FnOnce(RapierQueryPipeline) -> T) -> T {
+        let marked = |entity: Entity| {
+            only.is_none_or(|only| only == entity)
+                && (matches!(self.colliders, ObstacleColliders::Groups(_))
+                    || self.obstacles.get(entity) == Ok(&Obstacle::Collider))
+        };
+        let mut filter = QueryFilter::new().exclude_sensors().predicate(&marked);
+        if let ObstacleColliders::Groups(groups) = self.colliders {
+            filter = filter.groups(groups);
+        }
+        self.context.with_query_pipeline(filter, query)
+    }
+}
+
+impl ObstacleQuery for ColliderObstacles<'_, '_, '_> {
+    fn is_empty(&self) -> bool {
+        !self.any
+    }
+
+    fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit> {
+        if radius > 0.0 {
+            let options = ShapeCastOptions {
+                max_time_of_impact: length,
+                target_distance: 0.0,
+                stop_at_penetration: true,
+                compute_impact_geometry_on_penetration: true,
+            };
+            let ball = Ball::new(radius);
+            let (_, hit) = self.pipeline(None, |pipeline| {
+                pipeline.cast_shape(origin, Quat::IDENTITY, dir, &ball, options)
+            })?;
+            let normal = hit.details.map_or(Vec3::ZERO, |details| details.normal1);
+            return Some(CastHit {
+                distance: hit.time_of_impact,
+                normal: normal.try_normalize().unwrap_or(-dir),
+            });
+        }
+        // No ball to cast: a ray.
+        let (_, hit) = self.pipeline(None, |pipeline| {
+            pipeline.cast_ray_and_get_normal(origin, dir, length, true)
+        })?;
+        Some(CastHit {
+            distance: hit.time_of_impact,
+            normal: hit.normal.try_normalize().unwrap_or(-dir),
+        })
+    }
+
+    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
+        let mut end = to;
+        let mut stopped = None;
+        let travel = to - from;
+        let length = travel.length();
+        if let Some(dir) = travel.try_normalize() {
+            let hit = self.pipeline(None, |pipeline| {
+                pipeline.cast_ray_and_get_normal(from, dir, length, true)
+            });
+            if let Some((_, hit)) = hit {
+                end = from + dir * (hit.time_of_impact - SKIN).max(0.0);
+                stopped = hit.normal.try_normalize();
+            }
+        }
+        // A start inside a collider (spawned there, or the collider moved onto the agent):
+        // out through the nearest point of that collider's surface.
+        for _ in 0..4 {
+            let inside = self.pipeline(None, |pipeline| pipeline.intersect_point(end).next());
+            let Some(entity) = inside else {
+                break;
+            };
+            let surface = self.pipeline(Some(entity), |pipeline| {
+                pipeline.project_point(end, f32::MAX, false)
+            });
+            let Some((_, projection)) = surface else {
+                break;
+            };
+            let Some(out) = (projection.point - end).try_normalize() else {
+                break;
+            };
+            end = projection.point + out * SKIN;
+            stopped = Some(out);
+        }
+        (end, stopped)
+    }
+}
+
+/// Warns once when no rapier physics world exists (or several do): agents then ignore every
+/// collider.
+fn warn_without_physics_world(context: ReadRapierContext, mut warned: Local<bool>) {
+    if let Err(error) = context.single()
+        && !*warned
+    {
+        warn!(
+            "bevy_flock_rapier: no single rapier physics world ({error}); agents ignore colliders until there is one. Add RapierPhysicsPlugin."
+        );
+        *warned = true;
+    }
+}
