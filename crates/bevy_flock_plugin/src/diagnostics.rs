@@ -47,6 +47,8 @@ pub struct FlockMetrics {
     pub mean_nearest_distance: Option<f32>,
     /// Smallest nearest-neighbour distance.
     pub min_nearest_distance: Option<f32>,
+    /// Agents that steered around an obstacle this tick.
+    pub avoiding: usize,
     /// Wall time of this tick's flocking systems.
     pub step_time: Duration,
 }
@@ -63,6 +65,7 @@ pub(crate) fn publish_metrics(
         mean_neighbours: m.mean_neighbours,
         mean_nearest_distance: m.mean_nearest_distance,
         min_nearest_distance: m.min_nearest_distance,
+        avoiding: sim.avoiding,
         step_time: sim.step_time,
     };
     diagnostics.add_measurement(&POLARISATION, || f64::from(m.polarisation));

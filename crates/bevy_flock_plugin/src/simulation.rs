@@ -35,6 +35,8 @@ pub struct FlockSimulation {
     /// past its end).
     flock_entities: Vec<Entity>,
     pub(crate) step_time: Duration,
+    /// Agents that steered around an obstacle this tick.
+    pub(crate) avoiding: usize,
 }
 
 /// An agent found by a spatial query of [`FlockSimulation`].
@@ -54,6 +56,7 @@ impl FlockSimulation {
             index: Vec::new(),
             flock_entities: Vec::new(),
             step_time: Duration::ZERO,
+            avoiding: 0,
         }
     }
 
@@ -453,7 +456,7 @@ pub(crate) fn avoid_obstacles<B: ObstacleBackend>(
 ) {
     let started = Instant::now();
     let executor = TaskPoolExecutor::new(&config);
-    B::with_obstacles(&backend, |colliders| {
+    sim.avoiding = B::with_obstacles(&backend, |colliders| {
         sim.crowd.avoid_obstacles_with(&executor, colliders)
     });
     sim.step_time += started.elapsed();

@@ -22,7 +22,8 @@
 //!
 //! Run in release: `cargo run --release -p flock_bench` (add `-- --quick` for a short run).
 //! It prints a table and writes `BENCHMARKS.md` and `benchmarks.svg` in the current directory.
-//! `-- --only kernel --agents 100000 --space 3d` runs one case, without writing the report.
+//! `-- --only kernel --agents 100000 --space 3d` runs one case, without writing the report;
+//! `-- --only avoidance` runs the obstacle avoidance cases alone (see the `avoidance` module).
 //! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
 
 mod avoidance;
@@ -87,6 +88,13 @@ fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(if quick { 1 } else { 5 });
 
+    if only.as_deref() == Some("avoidance") {
+        for row in avoidance::measure(ticks, rounds) {
+            println!("{}", row.line());
+        }
+        return;
+    }
+
     // One compute pool for the whole run, with one thread per core here (2 on the CI box).
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut rows: Vec<Row> = Vec::new();
@@ -144,12 +152,12 @@ fn main() {
     if narrowed {
         return;
     }
-    let avoidance_rows = avoidance::measure(ticks, 2);
+    let avoidance_rows = avoidance::measure(ticks, rounds);
     for row in &avoidance_rows {
         println!("{}", row.line());
     }
     let report =
-        report(&rows, ticks, rounds) + "\n" + &avoidance::section(&avoidance_rows, ticks, 2);
+        report(&rows, ticks, rounds) + "\n" + &avoidance::section(&avoidance_rows, ticks, rounds);
     std::fs::write("BENCHMARKS.md", &report).expect("write BENCHMARKS.md");
     plot(&rows, "benchmarks.svg");
     println!("\nwrote BENCHMARKS.md and benchmarks.svg");
