@@ -130,6 +130,10 @@
 //! **The flock falls apart.** Raise `cohesion` or `neighbour_radius`.
 //! **They all freeze into one direction.** Lower `alignment`.
 //! **They jitter or turn abruptly.** Lower `SteeringLimits::max_force`.
+//! **Two agents meet head on and walk through each other.** Separation pushes straight back,
+//! too late. Set `FlockWeights::collision_avoidance` to 1: agents then predict collisions
+//! `Perception::collision_horizon` seconds ahead and sidestep (keeping right when head on),
+//! for about a fifth more force-pass time.
 //! **My world is in pixels and separation does nothing.** Use
 //! [`RuleStyle::DesiredVelocity`], which does not depend on the world's scale.
 

@@ -24,6 +24,7 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
             alignment: u.arbitrary()?,
             cohesion: u.arbitrary()?,
             target: u.arbitrary()?,
+            collision_avoidance: u.arbitrary()?,
             style: if u.arbitrary()? {
                 SteeringStyle::DesiredVelocity
             } else {
@@ -41,6 +42,8 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
             separation_radius: u.arbitrary()?,
             field_of_view: u.arbitrary()?,
             max_neighbours: u.arbitrary()?,
+            collision_distance: u.arbitrary()?,
+            collision_horizon: u.arbitrary()?,
         },
         boundary: match u.int_in_range(0..=2)? {
             0 => Boundary::None,

@@ -48,9 +48,21 @@ fn nasty_vec3() -> BoxedStrategy<Vec3> {
 
 fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
     (
+        [
+            nasty_f32(),
+            nasty_f32(),
+            nasty_f32(),
+            nasty_f32(),
+            nasty_f32(),
+        ],
         [nasty_f32(), nasty_f32(), nasty_f32(), nasty_f32()],
-        [nasty_f32(), nasty_f32(), nasty_f32(), nasty_f32()],
-        [nasty_f32(), nasty_f32(), nasty_f32()],
+        [
+            nasty_f32(),
+            nasty_f32(),
+            nasty_f32(),
+            nasty_f32(),
+            nasty_f32(),
+        ],
         proptest::option::of(0_u32..100),
         (0_u8..3, nasty_vec3(), nasty_vec3(), nasty_f32()),
     )
@@ -61,6 +73,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                     alignment: w[1],
                     cohesion: w[2],
                     target: w[3],
+                    collision_avoidance: w[4],
                     style: RuleStyle::Vector,
                 },
                 limits: SteeringLimits {
@@ -74,6 +87,8 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                     separation_radius: p[1],
                     field_of_view: p[2],
                     max_neighbours,
+                    collision_distance: p[3],
+                    collision_horizon: p[4],
                 },
                 boundary: match edge {
                     0 => Boundary::None,

@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod boundaries;
+mod collisions;
 mod determinism;
 mod flocks;
 mod hostile;

@@ -104,6 +104,7 @@ pub fn no_weights() -> FlockWeights {
         alignment: 0.0,
         cohesion: 0.0,
         target: 0.0,
+        collision_avoidance: 0.0,
         style: RuleStyle::Vector,
     }
 }

@@ -68,12 +68,18 @@ pub struct FlockWeights {
     pub cohesion: f32,
     /// Seek the [`Target`](crate::Target).
     pub target: f32,
+    /// Sidestep agents on a collision course, predicted [`Perception::collision_horizon`]
+    /// ahead: turn across the heading away from where the other will be (right when meeting
+    /// head on), with up to this many times max force, before the other rules. Zero (the
+    /// default) is off: prediction costs about a fifth of the force pass, worth it for agents
+    /// that cross paths (crowds, creatures, squads), rarely for a flock that aligns.
+    pub collision_avoidance: f32,
     /// How rule vectors become forces.
     pub style: RuleStyle,
 }
 
 impl Default for FlockWeights {
-    /// Separation 1.8, alignment 1.0, cohesion 0.9, target 0.6.
+    /// Separation 1.8, alignment 1.0, cohesion 0.9, target 0.6, collision avoidance off.
     fn default() -> Self {
         Weights::default().into()
     }
@@ -120,18 +126,17 @@ pub struct Perception {
     /// and the scan stops after four times this many candidates in range (at least 64), which
     /// bounds the work per agent. `None` counts every neighbour.
     pub max_neighbours: Option<u32>,
+    /// Agents whose centres come closer than this collide (twice an agent's radius).
+    pub collision_distance: f32,
+    /// Seconds ahead that collisions with neighbours are predicted.
+    pub collision_horizon: f32,
 }
 
 impl Default for Perception {
-    /// Neighbour radius 4, separation radius 1.2, 360 degrees, at most 64 neighbours.
+    /// Neighbour radius 4, separation radius 1.2, 360 degrees, at most 64 neighbours,
+    /// collisions at 0.7 predicted 1.5 s ahead.
     fn default() -> Self {
-        let p = flock_core::Perception::default();
-        Self {
-            neighbour_radius: p.neighbour_radius,
-            separation_radius: p.separation_radius,
-            field_of_view: p.field_of_view,
-            max_neighbours: p.max_neighbours,
-        }
+        flock_core::Perception::default().into()
     }
 }
 
@@ -204,6 +209,7 @@ impl FlockTuning {
                 alignment: 1.0,
                 cohesion: 1.0,
                 target: 1.0,
+                collision_avoidance: 0.0,
                 style: RuleStyle::DesiredVelocity,
             },
             limits: SteeringLimits {
@@ -232,6 +238,7 @@ impl From<Weights> for FlockWeights {
             alignment: w.alignment,
             cohesion: w.cohesion,
             target: w.target,
+            collision_avoidance: w.collision_avoidance,
             style: match w.style {
                 SteeringStyle::Vector => RuleStyle::Vector,
                 SteeringStyle::DesiredVelocity => RuleStyle::DesiredVelocity,
@@ -247,6 +254,7 @@ impl From<FlockWeights> for Weights {
             alignment: w.alignment,
             cohesion: w.cohesion,
             target: w.target,
+            collision_avoidance: w.collision_avoidance,
             style: match w.style {
                 RuleStyle::Vector => SteeringStyle::Vector,
                 RuleStyle::DesiredVelocity => SteeringStyle::DesiredVelocity,
@@ -284,6 +292,21 @@ impl From<Perception> for flock_core::Perception {
             separation_radius: p.separation_radius,
             field_of_view: p.field_of_view,
             max_neighbours: p.max_neighbours,
+            collision_distance: p.collision_distance,
+            collision_horizon: p.collision_horizon,
+        }
+    }
+}
+
+impl From<flock_core::Perception> for Perception {
+    fn from(p: flock_core::Perception) -> Self {
+        Self {
+            neighbour_radius: p.neighbour_radius,
+            separation_radius: p.separation_radius,
+            field_of_view: p.field_of_view,
+            max_neighbours: p.max_neighbours,
+            collision_distance: p.collision_distance,
+            collision_horizon: p.collision_horizon,
         }
     }
 }

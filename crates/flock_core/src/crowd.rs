@@ -6,7 +6,9 @@ use glam::Vec3;
 
 use crate::executor::{ChunkExecutor, Serial, for_each_chunk_mut};
 use crate::grid::UniformGrid;
-use crate::lanes::{COINCIDENT_SQ, LaneScan, Probe, SEPARATION_FLOOR_SQ, Scan, SlotLanes};
+use crate::lanes::{
+    COINCIDENT_SQ, LaneScan, Prediction, Probe, SEPARATION_FLOOR_SQ, Scan, SlotLanes, Threat,
+};
 use crate::obstacles::{
     AvoidanceParams, CastHit, ObstacleQuery, ObstacleSet, Shape, avoidance_direction,
 };
@@ -133,6 +135,10 @@ pub struct Crowd {
     obstacles: ObstacleSet,
     avoidance: AvoidanceParams,
 }
+
+/// A predicted collision counts as head on when the other agent's offset leans off the
+/// heading by less than this fraction of its length: the agent then turns right.
+const SIDESTEP_ALIGNED: f32 = 0.05;
 
 impl Crowd {
     /// An empty crowd simulated in `space`.
@@ -486,6 +492,7 @@ impl Crowd {
             probe,
             agent.params.separation_radius_sq,
             self.lanes.flock_key(agent.slot),
+            agent.prediction(),
         );
         for shift in images.iter() {
             let centre = agent.position + shift;
@@ -562,6 +569,7 @@ impl Crowd {
             found = visible;
         }
         let mut scan = Scan::new();
+        let prediction = agent.prediction();
         match cap {
             Some(cap) if cap < found => {
                 // Over the cap: the nearest. Each key packs the squared distance (never
@@ -579,12 +587,12 @@ impl Crowd {
                 keys.select_nth_unstable(cap);
                 for &key in &keys[..cap] {
                     let candidate = &scratch.candidates[key as u32 as usize];
-                    self.take_neighbour(agent, candidate, &mut scan);
+                    self.take_neighbour(agent, candidate, prediction, &mut scan);
                 }
             }
             _ => {
                 for candidate in &scratch.candidates[..found] {
-                    self.take_neighbour(agent, candidate, &mut scan);
+                    self.take_neighbour(agent, candidate, prediction, &mut scan);
                 }
             }
         }
@@ -592,11 +600,23 @@ impl Crowd {
     }
 
     /// Adds one neighbour of `agent` to its scan.
-    fn take_neighbour(&self, agent: &SlotAgent, c: &Candidate, scan: &mut Scan) {
+    fn take_neighbour(
+        &self,
+        agent: &SlotAgent,
+        c: &Candidate,
+        prediction: Option<Prediction>,
+        scan: &mut Scan,
+    ) {
         let slot = c.slot as usize;
         let other = &self.gathered[slot];
         scan.count += 1;
         scan.nearest_sq = scan.nearest_sq.min(c.dist_sq);
+        if let Some(threat) =
+            prediction.and_then(|p| p.threat(c.offset, c.dist_sq, other.body.velocity))
+            && scan.threat.is_none_or(|t| threat.time < t.time)
+        {
+            scan.threat = Some(threat);
+        }
         if c.dist_sq < agent.params.separation_radius_sq {
             let away = if c.dist_sq > COINCIDENT_SQ {
                 -c.offset
@@ -693,7 +713,39 @@ impl Crowd {
             let inward = inward.clamp(Vec3::NEG_ONE, Vec3::ONE);
             total += self.flat(inward) * limits.max_force * weight;
         }
+        // A predicted collision is served first, from the max force; the rules share the rest.
+        if let Some(threat) = scan.threat {
+            let sidestep = self.sidestep(agent, threat) * w.collision_avoidance;
+            let remaining = (limits.max_force - length(sidestep)).max(0.0);
+            total = sidestep + limit_length(total, remaining);
+        }
         if total.is_finite() { total } else { Vec3::ZERO }
+    }
+
+    /// The force that turns `agent` away from a predicted collision: across its heading, away
+    /// from where the other agent will be, stronger the sooner the collision (the agent's max
+    /// force for one that is happening now). When the other will be straight ahead (a head-on
+    /// meeting), the agent turns right (on the plane, clockwise; in 3D, about the Y axis), so
+    /// that two agents meeting head on both keep right and pass.
+    fn sidestep(&self, agent: &SlotAgent, threat: Threat) -> Vec3 {
+        let params = &agent.params.params;
+        let heading = unit(self.flat(agent.velocity))
+            .or_else(|| unit(self.flat(agent.heading)))
+            .unwrap_or(Vec3::ZERO);
+        let offset = self.flat(threat.offset);
+        let across = heading * offset.dot(heading) - offset;
+        let away = match unit(across) {
+            Some(away) if length(across) > SIDESTEP_ALIGNED * length(offset) => away,
+            _ => {
+                let right = match self.space {
+                    Space::Planar => Vec3::new(heading.y, -heading.x, 0.0),
+                    Space::Volume => heading.cross(Vec3::Y),
+                };
+                unit(right).unwrap_or_else(|| unit(-offset).unwrap_or(Vec3::ZERO))
+            }
+        };
+        let urgency = 1.0 - threat.time / params.perception.collision_horizon;
+        away * params.limits.max_force * urgency.clamp(0.0, 1.0)
     }
 
     /// Advances every agent by `dt` seconds: the force is limited to max force, the velocity
@@ -1085,6 +1137,18 @@ struct SlotAgent<'a> {
     heading: Vec3,
     params: &'a Prepared,
     target: Option<Vec3>,
+}
+
+impl SlotAgent<'_> {
+    /// How the agent predicts collisions, if it does.
+    fn prediction(&self) -> Option<Prediction> {
+        let p = &self.params.params.perception;
+        self.params.predicts.then_some(Prediction {
+            velocity: self.velocity,
+            distance_sq: p.collision_distance * p.collision_distance,
+            horizon: p.collision_horizon,
+        })
+    }
 }
 
 /// Buffers of the exact scan, kept between agents.

@@ -156,6 +156,48 @@ impl FieldOfView {
     }
 }
 
+/// How an agent predicts collisions with its neighbours: two agents collide when their centres
+/// come within `distance`, and the agent looks `horizon` seconds ahead, each assuming the other
+/// keeps its velocity.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Prediction {
+    /// The agent's own velocity.
+    pub(crate) velocity: Vec3,
+    pub(crate) distance_sq: f32,
+    pub(crate) horizon: f32,
+}
+
+/// The most imminent collision an agent predicted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Threat {
+    /// Seconds until it.
+    pub(crate) time: f32,
+    /// Where the other agent will be then, relative to this one.
+    pub(crate) offset: Vec3,
+}
+
+impl Prediction {
+    /// The collision with a neighbour at `offset` moving at `velocity`, if the two are apart,
+    /// closing, and come within the distance inside the horizon (two that already overlap are
+    /// left to separation). The time solves
+    /// `|offset + t * relative velocity| = distance` for its first root (Reynolds' unaligned
+    /// collision avoidance, exact rather than sampled).
+    pub(crate) fn threat(&self, offset: Vec3, dist_sq: f32, velocity: Vec3) -> Option<Threat> {
+        let dv = velocity - self.velocity;
+        let closing = -(offset.x * dv.x + offset.y * dv.y + offset.z * dv.z);
+        let a = dv.x * dv.x + dv.y * dv.y + dv.z * dv.z;
+        let disc = closing * closing - a * (dist_sq - self.distance_sq);
+        if !(dist_sq > self.distance_sq && closing > 0.0 && disc >= 0.0) {
+            return None;
+        }
+        let time = ((closing - disc.sqrt()) / a).max(0.0);
+        (time < self.horizon).then(|| Threat {
+            time,
+            offset: offset + dv * time,
+        })
+    }
+}
+
 /// What one agent saw in its neighbourhood.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Scan {
@@ -166,6 +208,8 @@ pub(crate) struct Scan {
     pub(crate) velocity_sum: Vec3,
     /// Sum of offsets to flock-mates; over `mates` it is `centroid - p`, seams included.
     pub(crate) offset_sum: Vec3,
+    /// The soonest predicted collision with a neighbour, when the agent predicts them.
+    pub(crate) threat: Option<Threat>,
 }
 
 impl Scan {
@@ -311,11 +355,21 @@ pub(crate) struct LaneScan {
     mates: Vec4,
     velocity_sum: Lanes3,
     offset_sum: Lanes3,
+    prediction: Option<Prediction>,
+    /// Per lane, the soonest collision predicted and the offset of the other agent then.
+    threat_time: Vec4,
+    threat_offset: Lanes3,
 }
 
 impl LaneScan {
-    /// An empty scan for an agent of flock `flock_key` taking in what `probe` does.
-    pub(crate) fn new(probe: Probe, separation_sq: f32, flock_key: f32) -> Self {
+    /// An empty scan for an agent of flock `flock_key` taking in what `probe` does, predicting
+    /// collisions with `prediction`.
+    pub(crate) fn new(
+        probe: Probe,
+        separation_sq: f32,
+        flock_key: f32,
+        prediction: Option<Prediction>,
+    ) -> Self {
         Self {
             probe,
             separation_sq: Vec4::splat(separation_sq),
@@ -326,6 +380,9 @@ impl LaneScan {
             mates: Vec4::ZERO,
             velocity_sum: Lanes3::ZERO,
             offset_sum: Lanes3::ZERO,
+            prediction,
+            threat_time: Vec4::INFINITY,
+            threat_offset: Lanes3::ZERO,
         }
     }
 
@@ -357,14 +414,17 @@ impl LaneScan {
                 self.separation
                     .add_where(near, -x * inv, -y * inv, -z * inv);
             }
-            let mate = keep & SlotLanes::load(&lanes.flock_key, s).cmpeq(self.flock_key);
-            self.mates += Vec4::select(mate, Vec4::ONE, Vec4::ZERO);
-            self.velocity_sum.add_where(
-                mate,
+            let (vx, vy, vz) = (
                 SlotLanes::load(&lanes.vx, s),
                 SlotLanes::load(&lanes.vy, s),
                 SlotLanes::load(&lanes.vz, s),
             );
+            if let Some(prediction) = self.prediction {
+                self.predict(prediction, keep, [x, y, z], dist_sq, [vx, vy, vz]);
+            }
+            let mate = keep & SlotLanes::load(&lanes.flock_key, s).cmpeq(self.flock_key);
+            self.mates += Vec4::select(mate, Vec4::ONE, Vec4::ZERO);
+            self.velocity_sum.add_where(mate, vx, vy, vz);
             self.offset_sum.add_where(mate, x, y, z);
             unchecked += LANES;
             if unchecked >= block {
@@ -373,6 +433,41 @@ impl LaneScan {
             }
             true
         })
+    }
+
+    /// [`Prediction::threat`] on four lanes, with the same arithmetic, keeping the soonest.
+    #[inline(always)]
+    fn predict(
+        &mut self,
+        prediction: Prediction,
+        keep: BVec4A,
+        [x, y, z]: [Vec4; 3],
+        dist_sq: Vec4,
+        [vx, vy, vz]: [Vec4; 3],
+    ) {
+        let own = prediction.velocity;
+        let (dx, dy, dz) = (
+            vx - Vec4::splat(own.x),
+            vy - Vec4::splat(own.y),
+            vz - Vec4::splat(own.z),
+        );
+        let closing = -(x * dx + y * dy + z * dz);
+        let a = dx * dx + dy * dy + dz * dz;
+        let gap = dist_sq - Vec4::splat(prediction.distance_sq);
+        let disc = closing * closing - a * gap;
+        let hit = keep & gap.cmpgt(Vec4::ZERO) & closing.cmpgt(Vec4::ZERO) & disc.cmpge(Vec4::ZERO);
+        // Most neighbours are not on a collision course: skip the root when none is.
+        if !hit.any() {
+            return;
+        }
+        let time = ((closing - disc.max(Vec4::ZERO).sqrt()) / a).max(Vec4::ZERO);
+        let sooner =
+            hit & time.cmplt(Vec4::splat(prediction.horizon)) & time.cmplt(self.threat_time);
+        self.threat_time = Vec4::select(sooner, time, self.threat_time);
+        let o = &mut self.threat_offset;
+        o.x = Vec4::select(sooner, x + dx * time, o.x);
+        o.y = Vec4::select(sooner, y + dy * time, o.y);
+        o.z = Vec4::select(sooner, z + dz * time, o.z);
     }
 
     /// Neighbours found so far.
@@ -394,6 +489,21 @@ impl LaneScan {
             mates: lane_sum(self.mates) as u32,
             velocity_sum: self.velocity_sum.sum(),
             offset_sum: self.offset_sum.sum(),
+            threat: self.soonest_threat(),
+        })
+    }
+
+    /// The soonest threat over the lanes (the first lane on a tie).
+    fn soonest_threat(&self) -> Option<Threat> {
+        let times = self.threat_time.to_array();
+        let (lane, &time) = times
+            .iter()
+            .enumerate()
+            .reduce(|best, next| if next.1 < best.1 { next } else { best })?;
+        let o = &self.threat_offset;
+        time.is_finite().then(|| Threat {
+            time,
+            offset: Vec3::new(o.x[lane], o.y[lane], o.z[lane]),
         })
     }
 }

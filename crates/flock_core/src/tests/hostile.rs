@@ -44,14 +44,16 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
         nasty_f32(),
         nasty_f32(),
         nasty_f32(),
+        nasty_f32(),
         any::<bool>(),
     )
         .prop_map(
-            |(separation, alignment, cohesion, target, desired)| Weights {
+            |(separation, alignment, cohesion, target, collision_avoidance, desired)| Weights {
                 separation,
                 alignment,
                 cohesion,
                 target,
+                collision_avoidance,
                 style: if desired {
                     SteeringStyle::DesiredVelocity
                 } else {
@@ -72,13 +74,24 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
         nasty_f32(),
         nasty_f32(),
         proptest::option::of(0_u32..200),
+        nasty_f32(),
+        nasty_f32(),
     )
         .prop_map(
-            |(neighbour_radius, separation_radius, field_of_view, max_neighbours)| Perception {
+            |(
                 neighbour_radius,
                 separation_radius,
                 field_of_view,
                 max_neighbours,
+                collision_distance,
+                collision_horizon,
+            )| Perception {
+                neighbour_radius,
+                separation_radius,
+                field_of_view,
+                max_neighbours,
+                collision_distance,
+                collision_horizon,
             },
         );
     let boundary = prop_oneof![

@@ -375,6 +375,10 @@ fn lane_scan_agrees_with_the_exact_scan() {
         (Space::Planar, 200.0),
     ] {
         let params = AgentParams {
+            weights: Weights {
+                collision_avoidance: 1.0,
+                ..Default::default()
+            },
             perception: Perception {
                 field_of_view,
                 ..Default::default()
@@ -413,7 +417,14 @@ fn lane_scan_agrees_with_the_exact_scan() {
             assert!(close(lanes.separation, exact.separation), "{label}");
             assert!(close(lanes.velocity_sum, exact.velocity_sum), "{label}");
             assert!(close(lanes.offset_sum, exact.offset_sum), "{label}");
+            // The same arithmetic on lanes and scalars: the same soonest collision.
+            assert_eq!(lanes.threat, exact.threat, "{label}");
         }
+        let threatened = scans.iter().filter(|(_, exact)| exact.threat.is_some());
+        assert!(
+            threatened.count() * 10 > scans.len(),
+            "random velocities put over a tenth of the agents on a collision course"
+        );
     }
 }
 
@@ -513,4 +524,31 @@ fn the_neighbour_cap_keeps_the_nearest_and_bounds_the_scan() {
     let (all, capped) = (metrics(50, None), metrics(50, Some(10)));
     assert_eq!(capped.mean_neighbours, 10.0);
     assert_eq!(capped.mean_nearest_distance, all.mean_nearest_distance);
+}
+
+#[test]
+fn collision_prediction_finds_the_first_contact_within_the_horizon() {
+    use crate::lanes::Prediction;
+    let prediction = Prediction {
+        velocity: Vec3::X * 5.0,
+        distance_sq: 0.7 * 0.7,
+        horizon: 2.0,
+    };
+    let threat =
+        |offset: Vec3, velocity: Vec3| prediction.threat(offset, offset.length_squared(), velocity);
+    // Head on, 10 apart, closing at 10: contact at 0.7 apart after 0.93 s.
+    let head_on = threat(Vec3::X * 10.0, Vec3::NEG_X * 5.0).expect("head on");
+    assert!((head_on.time - 0.93).abs() < 1e-5, "{head_on:?}");
+    assert!(
+        (head_on.offset - Vec3::X * 0.7).length() < 1e-4,
+        "{head_on:?}"
+    );
+    // Off the line by 0.5: contact, later; by 1: a miss.
+    let grazing = threat(Vec3::new(10.0, 0.5, 0.0), Vec3::NEG_X * 5.0).expect("grazes");
+    assert!(grazing.time > head_on.time && grazing.offset.length() < 0.7 + 1e-4);
+    assert_eq!(threat(Vec3::new(10.0, 1.0, 0.0), Vec3::NEG_X * 5.0), None);
+    // Parting, too far off in time, or already overlapping (separation's job): nothing.
+    assert_eq!(threat(Vec3::NEG_X * 10.0, Vec3::NEG_X * 5.0), None);
+    assert_eq!(threat(Vec3::X * 30.0, Vec3::NEG_X * 5.0), None);
+    assert_eq!(threat(Vec3::X * 0.5, Vec3::NEG_X * 5.0), None);
 }
