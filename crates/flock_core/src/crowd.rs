@@ -806,14 +806,24 @@ impl Crowd {
             v = dir * limits.min_speed;
         }
         let mut p = self.flat(body.position + v * dt);
-        // Never into an obstacle: stop at the first surface crossed, and slide along it.
+        // Never into an obstacle: stop at the first surface crossed, then spend the rest of
+        // the move sliding along it (a second surface stops the slide).
         if !obstacles.is_empty() && p.is_finite() {
-            let (allowed, surface) = obstacles.constrain(body.position, p);
-            p = self.flat(allowed);
+            let target = p;
+            let (allowed, surface) = obstacles.constrain(body.position, target);
+            p = allowed;
             if let Some(normal) = surface {
                 v -= normal * v.dot(normal).min(0.0);
-                v = self.flat(v);
+                let rest = target - allowed;
+                let slide = rest - normal * rest.dot(normal).min(0.0);
+                let (slid, second) = obstacles.constrain(allowed, allowed + slide);
+                p = slid;
+                if let Some(normal) = second {
+                    v -= normal * v.dot(normal).min(0.0);
+                }
             }
+            p = self.flat(p);
+            v = self.flat(v);
         }
         match params.boundary {
             Boundary::None => {}

@@ -558,10 +558,11 @@ impl ObstacleQuery for ObstacleSet {
         if length + SKIN < clearance {
             return (to, None);
         }
-        // A sweep that runs out of steps is grazing a surface, not crossing it: let it go on,
-        // the push-out below catches any end inside.
+        // A sweep that runs out of steps is grazing a surface: it stops there too (going on
+        // could cross a thin wall), and integration slides the rest of the way along it.
         if let Some(dir) = travel.try_normalize()
-            && let March::Hit(t) = self.march(from, dir, length, 0.0, SWEEP_HIT)
+            && let March::Hit(t) | March::Exhausted(t) =
+                self.march(from, dir, length, 0.0, SWEEP_HIT)
         {
             end = from + dir * t;
             stopped = self.nearest(end).map(|(_, shape)| shape.normal(end));

@@ -115,6 +115,52 @@ fn moves_stop_at_surfaces_and_never_end_inside() {
         set.distance(end).expect("near") > 0.0,
         "pushed out from inside to {end}"
     );
+    // A grazing move across the wall: the sweep runs out of steps before reaching the
+    // surface, and must stop there rather than let the move through.
+    let (end, normal) = set.constrain(Vec3::new(9.989, 0.0, 0.0), Vec3::new(10.0176, 0.0, -0.3));
+    assert!(end.x < 9.99, "crossed the wall grazing, to {end}");
+    assert_eq!(normal, Some(Vec3::NEG_X));
+}
+
+#[test]
+fn an_agent_driven_into_a_wall_slides_along_it() {
+    let mut crowd = Crowd::new(Space::Planar);
+    let params = crowd.add_params(AgentParams {
+        weights: Weights {
+            separation: 0.0,
+            alignment: 0.0,
+            cohesion: 0.0,
+            target: 0.0,
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    crowd.set_obstacles([Shape::HalfSpace {
+        point: Vec3::new(1.0, 0.0, 0.0),
+        normal: Vec3::NEG_X,
+    }]);
+    crowd.set_avoidance(AvoidanceParams {
+        // No steering away: only integration acts on the wall.
+        cast_radius: 0.0,
+        max_look_ahead: 0.0,
+        min_look_ahead: 0.0,
+        ..Default::default()
+    });
+    crowd.push(AgentInput {
+        position: Vec3::new(0.97, 0.0, 0.0),
+        velocity: Vec3::new(3.0, 3.0, 0.0),
+        heading: Vec3::ZERO,
+        flock: 0,
+        params,
+        target: None,
+    });
+    // The first tick's move (0.05, 0.05) meets the wall 0.03 along x: the rest of it goes
+    // along the wall, so y advances by the whole 0.05 in the same tick.
+    crowd.step(1.0 / 60.0);
+    let p = crowd.position(0);
+    assert!(p.x < 1.0 && p.x > 0.99, "{p}");
+    assert!((p.y - 0.05).abs() < 1e-4, "slid to {p}");
+    assert!((crowd.velocity(0) - Vec3::new(0.0, 3.0, 0.0)).length() < 1e-4);
 }
 
 #[test]
