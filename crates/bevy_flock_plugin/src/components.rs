@@ -59,6 +59,11 @@ pub struct SteeringState {
     pub heading: Vec3,
     /// Last finite position, restored if the translation becomes NaN or infinite.
     pub last_valid_position: Vec3,
+    /// The obstacle avoidance direction the agent keeps for now (unit length), or zero (see
+    /// [`ObstacleAvoidance::hold_seconds`](crate::ObstacleAvoidance)).
+    pub held_direction: Vec3,
+    /// Seconds it keeps `held_direction` for.
+    pub hold_left: f32,
 }
 
 /// Marks a flock: an entity whose tuning components are shared by all its members.

@@ -11,7 +11,8 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use flock_core::{
-    AgentInput, AgentParams, AvoidanceParams, ChunkExecutor, Crowd, ParamsId, Shape, Space,
+    AgentInput, AgentParams, AvoidanceHold, AvoidanceParams, ChunkExecutor, Crowd, ParamsId, Shape,
+    Space,
 };
 
 use crate::backend::{ObstacleBackend, ObstacleBackends};
@@ -310,6 +311,15 @@ pub(crate) fn extract_agents(
         reporter.report(agent.entity, &corrections);
 
         let i = sim.crowd.push(input);
+        if agent.state.hold_left > 0.0 {
+            sim.crowd.set_avoidance_hold(
+                i,
+                Some(AvoidanceHold {
+                    direction: agent.state.held_direction,
+                    seconds_left: agent.state.hold_left,
+                }),
+            );
+        }
         sim.entities.push(agent.entity);
         let slot = agent.entity.index_u32() as usize;
         if sim.index.len() <= slot {
@@ -502,9 +512,12 @@ pub(crate) fn integrate<B: ObstacleBackend>(
             let heading = sim_ref.crowd.heading(i);
             transform.translation = position;
             velocity.0 = sim_ref.crowd.velocity(i);
+            let hold = sim_ref.crowd.avoidance_hold(i);
             *state = SteeringState {
                 heading,
                 last_valid_position: position,
+                held_direction: hold.map_or(Vec3::ZERO, |h| h.direction),
+                hold_left: hold.map_or(0.0, |h| h.seconds_left),
             };
             if orient && heading != Vec3::ZERO {
                 transform.rotation = match space {

@@ -6,7 +6,8 @@ use flock_core::{AgentParams, AvoidanceParams, Limits, SteeringStyle, Weights};
 /// How agents look ahead for [`Obstacle`](crate::Obstacle)s (seed 000's sphere cast): a ball
 /// of `cast_radius` cast along the heading as far as a look-ahead that grows with speed, from
 /// `min_look_ahead` at rest to `max_look_ahead` at max speed; when it hits, the agent turns to
-/// the nearest clear direction within `fan_degrees` either side of its heading.
+/// the nearest clear direction within `fan_degrees` either side of its heading, and keeps it
+/// for `hold_seconds` while it stays clear.
 #[derive(Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Default, Debug, Clone, PartialEq)]
 pub struct ObstacleAvoidance {
@@ -18,10 +19,15 @@ pub struct ObstacleAvoidance {
     pub max_look_ahead: f32,
     /// Half the width of the fan searched for a clear direction, in degrees (at most 180).
     pub fan_degrees: f32,
+    /// Seconds a chosen direction is kept while it stays clear, so that agents commit to a
+    /// detour rather than waver between an obstacle and their target (seed 004's 0.5 by
+    /// default; zero keeps none). It starts again while the way to the target stays blocked,
+    /// so that agents follow a wall to its end.
+    pub hold_seconds: f32,
 }
 
 impl Default for ObstacleAvoidance {
-    /// Cast radius 0.35, look-ahead 1.5 to 5, a fan of 150 degrees either side.
+    /// Cast radius 0.35, look-ahead 1.5 to 5, a fan of 150 degrees either side, a hold of 0.5 s.
     fn default() -> Self {
         let d = AvoidanceParams::default();
         Self {
@@ -29,6 +35,7 @@ impl Default for ObstacleAvoidance {
             min_look_ahead: d.min_look_ahead,
             max_look_ahead: d.max_look_ahead,
             fan_degrees: d.fan_degrees,
+            hold_seconds: d.hold_seconds,
         }
     }
 }
@@ -40,6 +47,7 @@ impl From<ObstacleAvoidance> for AvoidanceParams {
             min_look_ahead: a.min_look_ahead,
             max_look_ahead: a.max_look_ahead,
             fan_degrees: a.fan_degrees,
+            hold_seconds: a.hold_seconds,
         }
     }
 }

@@ -41,9 +41,9 @@ use bevy_flock_plugin::{Obstacle, ObstacleBackend, ObstacleBackendAppExt};
 use bevy_rapier3d::parry::shape::Ball;
 use bevy_rapier3d::prelude::{
     CollisionGroups, QueryFilter, RapierContext, RapierQueryPipeline, ReadRapierContext,
-    ShapeCastOptions,
+    ShapeCastHit, ShapeCastOptions, ShapeCastStatus,
 };
-use flock_core::{CastHit, ObstacleQuery};
+use flock_core::{CastHit, LEAVING_CONTACT, ObstacleQuery};
 
 /// Makes rapier colliders obstacles for every flock (see the [crate docs](crate)).
 ///
@@ -138,6 +138,40 @@ impl ColliderObstacles<'_, '_, '_> {
     }
 }
 
+impl ColliderObstacles<'_, '_, '_> {
+    /// Casts a ball through the query pipeline; with `stop_at_penetration` false, a ball that
+    /// starts overlapping a collider and moves out of it looks on past it.
+    fn cast_ball(
+        &self,
+        origin: Vec3,
+        dir: Vec3,
+        length: f32,
+        radius: f32,
+        stop_at_penetration: bool,
+    ) -> Option<(Entity, ShapeCastHit)> {
+        let options = ShapeCastOptions {
+            max_time_of_impact: length,
+            target_distance: 0.0,
+            stop_at_penetration,
+            compute_impact_geometry_on_penetration: true,
+        };
+        let ball = Ball::new(radius);
+        self.pipeline(None, |pipeline| {
+            pipeline.cast_shape(origin, Quat::IDENTITY, dir, &ball, options)
+        })
+    }
+
+    /// The direction from `entity`'s collider surface out to `point`: from its nearest
+    /// surface point, reversed when the point is inside.
+    fn outward_normal(&self, point: Vec3, entity: Entity) -> Option<Vec3> {
+        let (_, projection) = self.pipeline(Some(entity), |pipeline| {
+            pipeline.project_point(point, f32::MAX, false)
+        })?;
+        let out = point - projection.point;
+        Some(if projection.is_inside { -out } else { out })
+    }
+}
+
 impl ObstacleQuery for ColliderObstacles<'_, '_, '_> {
     fn is_empty(&self) -> bool {
         !self.any
@@ -145,20 +179,18 @@ impl ObstacleQuery for ColliderObstacles<'_, '_, '_> {
 
     fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit> {
         if radius > 0.0 {
-            let options = ShapeCastOptions {
-                max_time_of_impact: length,
-                target_distance: 0.0,
-                stop_at_penetration: true,
-                compute_impact_geometry_on_penetration: true,
+            let (entity, hit) = self.cast_ball(origin, dir, length, radius, true)?;
+            // A ball that starts overlapping gets no reliable contact normal from the cast:
+            // take the way out of the collider from its nearest surface point instead.
+            let normal = match hit.status {
+                ShapeCastStatus::PenetratingOrWithinTargetDist => {
+                    self.outward_normal(origin, entity)
+                }
+                _ => hit.details.map(|details| details.normal1),
             };
-            let ball = Ball::new(radius);
-            let (_, hit) = self.pipeline(None, |pipeline| {
-                pipeline.cast_shape(origin, Quat::IDENTITY, dir, &ball, options)
-            })?;
-            let normal = hit.details.map_or(Vec3::ZERO, |details| details.normal1);
             return Some(CastHit {
                 distance: hit.time_of_impact,
-                normal: normal.try_normalize().unwrap_or(-dir),
+                normal: normal.and_then(Vec3::try_normalize).unwrap_or(-dir),
             });
         }
         // No ball to cast: a ray.
@@ -171,6 +203,25 @@ impl ObstacleQuery for ColliderObstacles<'_, '_, '_> {
         })
     }
 
+    fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
+        // No ball to cast: a ray, which starts in contact only on a surface.
+        if radius.is_nan() || radius <= 0.0 {
+            return self.cast(origin, dir, length, radius).is_none();
+        }
+        let Some((entity, hit)) = self.cast_ball(origin, dir, length, radius, true) else {
+            return true;
+        };
+        if hit.status != ShapeCastStatus::PenetratingOrWithinTargetDist {
+            return false;
+        }
+        // Starting in contact: clear if it leaves the surface steeply enough and meets
+        // nothing further on.
+        self.outward_normal(origin, entity)
+            .and_then(Vec3::try_normalize)
+            .is_some_and(|out| dir.dot(out) >= LEAVING_CONTACT)
+            && self.cast_ball(origin, dir, length, radius, false).is_none()
+    }
+
     fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
         let mut end = to;
         let mut stopped = None;
@@ -181,8 +232,11 @@ impl ObstacleQuery for ColliderObstacles<'_, '_, '_> {
                 pipeline.cast_ray_and_get_normal(from, dir, length, true)
             });
             if let Some((_, hit)) = hit {
-                end = from + dir * (hit.time_of_impact - SKIN).max(0.0);
-                stopped = hit.normal.try_normalize();
+                // Stop at the contact, then the skin out along the normal: a grazing move
+                // backed off along itself would end nearly on the surface.
+                let normal = hit.normal.try_normalize().unwrap_or(-dir);
+                end = from + dir * hit.time_of_impact + normal * SKIN;
+                stopped = Some(normal);
             }
         }
         // A start inside a collider (spawned there, or the collider moved onto the agent):

@@ -10,7 +10,8 @@ use crate::lanes::{
     COINCIDENT_SQ, LaneScan, Prediction, Probe, SEPARATION_FLOOR_SQ, Scan, SlotLanes, Threat,
 };
 use crate::obstacles::{
-    AvoidanceParams, CastHit, ObstacleQuery, ObstacleSet, Shape, avoidance_direction,
+    Avoidance, AvoidanceHold, AvoidanceParams, CastHit, ObstacleQuery, ObstacleSet, Shape,
+    avoidance_direction,
 };
 use crate::params::{AgentParams, Boundary, Checker, Correction, Prepared, SteeringStyle, Value};
 use crate::{Metrics, Space};
@@ -122,6 +123,10 @@ pub struct Crowd {
     flocks: Vec<u32>,
     param_ids: Vec<u32>,
     targets: Vec<Option<Vec3>>,
+    /// By agent index: avoidance directions being held (see [`AvoidanceParams::hold_seconds`]).
+    holds: Vec<Option<AvoidanceHold>>,
+    /// Whether any of `holds` may be set, so that crowds without holds skip them.
+    holding: bool,
     /// By agent index: forces added with [`add_force`](Self::add_force) this tick.
     forces: Vec<Vec3>,
     grid: UniformGrid,
@@ -166,6 +171,8 @@ impl Crowd {
         self.flocks.clear();
         self.param_ids.clear();
         self.targets.clear();
+        self.holds.clear();
+        self.holding = false;
         self.forces.clear();
         self.forces_pending = false;
     }
@@ -206,6 +213,7 @@ impl Crowd {
         self.flocks.push(agent.flock);
         self.param_ids.push(agent.params.0);
         self.targets.push(agent.target.map(flat));
+        self.holds.push(None);
         self.forces.push(Vec3::ZERO);
         self.bodies.len() - 1
     }
@@ -238,6 +246,28 @@ impl Crowd {
     /// Agent `i`'s unit heading (zero if it never moved and none was given).
     pub fn heading(&self, i: usize) -> Vec3 {
         self.bodies[i].heading
+    }
+
+    /// The avoidance direction agent `i` is holding, if any: set by obstacle avoidance when
+    /// [`AvoidanceParams::hold_seconds`] is positive, counted down by integration.
+    pub fn avoidance_hold(&self, i: usize) -> Option<AvoidanceHold> {
+        self.holds.get(i).copied().flatten()
+    }
+
+    /// Restores agent `i`'s held avoidance direction (for a crowd rebuilt every tick, as the
+    /// plugin's is). One with a non-finite or zero direction, or no time left, is dropped.
+    pub fn set_avoidance_hold(&mut self, i: usize, hold: Option<AvoidanceHold>) {
+        let hold = hold.and_then(|h| {
+            let direction = unit(self.flat(h.direction))?;
+            (h.seconds_left > 0.0 && h.seconds_left.is_finite()).then_some(AvoidanceHold {
+                direction,
+                seconds_left: h.seconds_left,
+            })
+        });
+        if let Some(slot) = self.holds.get_mut(i) {
+            self.holding |= hold.is_some();
+            *slot = hold;
+        }
     }
 
     /// Agent `i`'s accumulated steering force so far this tick: the force pass's (once it ran)
@@ -366,6 +396,7 @@ impl Crowd {
                 neighbours: scan.count,
                 nearest_sq: scan.nearest_sq,
                 avoiding: false,
+                hold: None,
             };
         }
     }
@@ -782,9 +813,32 @@ impl Crowd {
                 this.integrate_agent(first + k, body, dt, &obstacles);
             }
         });
+        self.count_down_holds(dt);
         self.bodies = bodies;
         self.forces.fill(Vec3::ZERO);
         self.forces_pending = false;
+    }
+
+    /// Takes the holds the avoidance pass chose, less `dt`; without a pass, none is held.
+    fn count_down_holds(&mut self, dt: f32) {
+        if !self.holding && self.avoidance.hold_seconds <= 0.0 {
+            return;
+        }
+        self.holding = self.avoidance.hold_seconds > 0.0;
+        let counted = self.forces_pending && self.results.len() == self.holds.len();
+        for (i, hold) in self.holds.iter_mut().enumerate() {
+            *hold = if counted {
+                self.results[self.grid.slots()[i] as usize]
+                    .hold
+                    .map(|h| AvoidanceHold {
+                        seconds_left: h.seconds_left - dt,
+                        ..h
+                    })
+                    .filter(|h| h.seconds_left > 0.0)
+            } else {
+                None
+            };
+        }
     }
 
     fn integrate_agent(&self, i: usize, body: &mut Body, dt: f32, obstacles: &Layered) {
@@ -999,16 +1053,45 @@ impl Crowd {
             0.0
         };
         let look_ahead = a.min_look_ahead + (a.max_look_ahead - a.min_look_ahead) * fraction;
-        let Some(dir) = avoidance_direction(
-            obstacles,
-            agent.position,
-            agent.heading,
-            look_ahead,
-            a,
-            self.space,
-        ) else {
-            return;
+        // A held direction is kept while it stays clear.
+        let held = self.holds[agent.index].filter(|hold| {
+            a.hold_seconds > 0.0
+                && obstacles.is_clear(agent.position, hold.direction, look_ahead, a.cast_radius)
+        });
+        let (dir, holdable) = match held {
+            Some(hold) => (hold.direction, true),
+            None => match avoidance_direction(
+                obstacles,
+                agent.position,
+                agent.heading,
+                look_ahead,
+                a,
+                self.space,
+            ) {
+                Some(Avoidance::Clear(dir)) => (dir, true),
+                // Backing away is for this tick only: nothing to hold.
+                Some(Avoidance::Back(dir)) => (dir, false),
+                None => return,
+            },
         };
+        if a.hold_seconds > 0.0 && holdable {
+            // The hold runs its time, and starts again for as long as the way the agent
+            // wants to go (to its target, or where its rules steer) is blocked: it follows a
+            // wall round to its end instead of turning back into it.
+            let wanted = agent
+                .target
+                .and_then(|t| unit(self.flat(t - agent.position)))
+                .or_else(|| unit(self.flat(agent.velocity + result.force)));
+            let blocked = wanted
+                .is_some_and(|w| !obstacles.is_clear(agent.position, w, look_ahead, a.cast_radius));
+            result.hold = Some(AvoidanceHold {
+                direction: dir,
+                seconds_left: match held {
+                    Some(hold) if !blocked => hold.seconds_left,
+                    _ => a.hold_seconds,
+                },
+            });
+        }
         let desired = self.flat(dir) * limits.max_speed;
         let avoid = limit_length(desired - agent.velocity, limits.max_force);
         let remaining = (limits.max_force - length(avoid)).max(0.0);
@@ -1111,6 +1194,8 @@ struct SlotResult {
     nearest_sq: f32,
     /// Whether obstacle avoidance steered the agent.
     avoiding: bool,
+    /// The avoidance direction it holds after this tick's avoidance, before the countdown.
+    hold: Option<AvoidanceHold>,
 }
 
 /// What integration changes of an agent.

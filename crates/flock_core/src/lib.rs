@@ -38,7 +38,8 @@ pub use executor::{ChunkExecutor, ScopedThreads, Serial};
 pub use glam;
 pub use grid::UniformGrid;
 pub use obstacles::{
-    AvoidanceParams, CastHit, ObstacleQuery, ObstacleSet, Shape, avoidance_direction,
+    Avoidance, AvoidanceHold, AvoidanceParams, CastHit, LEAVING_CONTACT, ObstacleQuery,
+    ObstacleSet, Shape, avoidance_direction,
 };
 pub use params::{
     AgentParams, Boundary, Correction, LARGEST_PARAMETER, Limits, Perception, SteeringStyle, Value,

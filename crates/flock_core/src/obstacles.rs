@@ -207,16 +207,32 @@ pub struct AvoidanceParams {
     pub max_look_ahead: f32,
     /// Half the angle of the fan searched for a clear direction, in degrees.
     pub fan_degrees: f32,
+    /// Seconds an agent keeps a chosen avoidance direction while it stays clear, even once
+    /// straight ahead is clear again, so that it commits to a detour instead of wavering
+    /// between the obstacle and its target; the hold starts again for as long as the way to
+    /// its target stays blocked, so that it follows a wall to its end. Zero: no hold.
+    pub hold_seconds: f32,
+}
+
+/// An avoidance direction an agent keeps for a while (see [`AvoidanceParams::hold_seconds`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AvoidanceHold {
+    /// The unit direction kept.
+    pub direction: Vec3,
+    /// Seconds it is still kept.
+    pub seconds_left: f32,
 }
 
 impl Default for AvoidanceParams {
-    /// Cast radius 0.35, look-ahead 1.5 to 5, a fan of up to 150 degrees either side.
+    /// Cast radius 0.35, look-ahead 1.5 to 5, a fan of up to 150 degrees either side, and
+    /// seed 004's hold of 0.5 s.
     fn default() -> Self {
         Self {
             cast_radius: 0.35,
             min_look_ahead: 1.5,
             max_look_ahead: 5.0,
             fan_degrees: 150.0,
+            hold_seconds: 0.5,
         }
     }
 }
@@ -254,6 +270,11 @@ impl AvoidanceParams {
                 "must not be below avoidance.min_look_ahead",
             );
         }
+        check.non_negative(
+            "avoidance.hold_seconds",
+            &mut self.hold_seconds,
+            d.hold_seconds,
+        );
         check.non_negative(
             "avoidance.fan_degrees",
             &mut self.fan_degrees,
@@ -314,10 +335,11 @@ pub trait ObstacleQuery: Sync {
     /// or `None` when the way is clear. A ball that starts touching an obstacle hits at 0.
     fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit>;
 
-    /// Whether [`cast`](Self::cast) finds nothing; backends may answer faster than a full cast.
-    fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
-        self.cast(origin, dir, length, radius).is_none()
-    }
+    /// Whether the way is clear for a ball, as for [`cast`](Self::cast) finding nothing,
+    /// except that a ball that starts in contact with a surface is not stopped by it while it
+    /// leaves it at least [`LEAVING_CONTACT`] steeply: the fan search and a held direction ask
+    /// for ways out, where the cast ahead asks whether the agent is too close.
+    fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool;
 
     /// Moves `from -> to` but never into an obstacle: the motion stops just outside the first
     /// surface it crosses (so a fast agent cannot tunnel through a thin wall), and a point
@@ -326,7 +348,29 @@ pub trait ObstacleQuery: Sync {
     fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>);
 }
 
-/// A clear direction for an agent at `p` heading along unit `heading`, or `None` when straight
+/// How steeply (the sine of the angle to the surface) a ball that starts in contact must
+/// leave it for [`ObstacleQuery::is_clear`] to let it go.
+pub const LEAVING_CONTACT: f32 = 0.5;
+
+/// Which way an agent blocked ahead should go.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Avoidance {
+    /// The clear direction of the fan nearest to the heading.
+    Clear(Vec3),
+    /// No direction of the fan is clear: away from the obstacle ahead, along its normal.
+    Back(Vec3),
+}
+
+impl Avoidance {
+    /// The unit direction to steer along.
+    pub fn direction(self) -> Vec3 {
+        match self {
+            Avoidance::Clear(dir) | Avoidance::Back(dir) => dir,
+        }
+    }
+}
+
+/// Where an agent at `p` heading along unit `heading` should steer, or `None` when straight
 /// ahead is clear for `look_ahead`. Searches a fan of directions turning away from the obstacle
 /// ahead (on the plane: in the plane), nearest to the heading first, and takes the first clear
 /// one; if none is, the obstacle's normal.
@@ -337,7 +381,7 @@ pub fn avoidance_direction(
     look_ahead: f32,
     params: &AvoidanceParams,
     space: Space,
-) -> Option<Vec3> {
+) -> Option<Avoidance> {
     let r = params.cast_radius;
     let hit = obstacles.cast(p, heading, look_ahead, r)?;
     let normal = match space {
@@ -362,11 +406,11 @@ pub fn avoidance_direction(
         for side in [1.0, -1.0] {
             let dir = rotation(axis, side * step * k as f32) * heading;
             if obstacles.is_clear(p, dir, look_ahead, r) {
-                return Some(dir);
+                return Some(Avoidance::Clear(dir));
             }
         }
     }
-    Some(normal)
+    Some(Avoidance::Back(normal))
 }
 
 /// The obstacles of a tick, binned in a coarse grid so that an agent checks only those near it.
@@ -493,8 +537,17 @@ impl ObstacleSet {
     }
 
     /// Sphere tracing: steps along `dir` by the distance to the nearest surface (less
-    /// `radius`) until within `hit` of it, past `length`, or out of steps.
-    fn march(&self, p: Vec3, dir: Vec3, length: f32, radius: f32, hit: f32) -> March {
+    /// `radius`, and at least `min_step`) until within `hit` of it, past `length`, or out of
+    /// steps.
+    fn march(
+        &self,
+        p: Vec3,
+        dir: Vec3,
+        length: f32,
+        radius: f32,
+        hit: f32,
+        min_step: f32,
+    ) -> March {
         let mut t = 0.0;
         for _ in 0..CAST_STEPS {
             // No shape near the point means none within the reach: step that far.
@@ -506,7 +559,7 @@ impl ObstacleSet {
             if gap <= hit {
                 return March::Hit(t);
             }
-            t += gap;
+            t += gap.max(min_step);
             if t >= length {
                 return March::Clear;
             }
@@ -522,7 +575,7 @@ impl ObstacleQuery for ObstacleSet {
 
     /// A cast that runs out of steps (grazing a surface) counts as a hit where it stands.
     fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit> {
-        match self.march(origin, dir, length, radius, HIT_DISTANCE) {
+        match self.march(origin, dir, length, radius, HIT_DISTANCE, 0.0) {
             March::Clear => None,
             March::Hit(t) | March::Exhausted(t) => {
                 let contact = origin + dir * t;
@@ -537,9 +590,21 @@ impl ObstacleQuery for ObstacleSet {
         }
     }
 
+    /// A ball that starts in contact and leaves steeply enough hits only where it comes
+    /// nearer to a surface than it started, stepping at least a tenth of the reach at a time
+    /// (the distance it is given to step is about zero).
     fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
+        let (hit, min_step) = match self.nearest(origin) {
+            Some((d, shape)) if d - radius <= HIT_DISTANCE => {
+                if dir.dot(shape.normal(origin)) < LEAVING_CONTACT {
+                    return false;
+                }
+                (d - radius - HIT_DISTANCE, self.reach * 0.1)
+            }
+            _ => (HIT_DISTANCE, 0.0),
+        };
         matches!(
-            self.march(origin, dir, length, radius, HIT_DISTANCE),
+            self.march(origin, dir, length, radius, hit, min_step),
             March::Clear
         )
     }
@@ -562,7 +627,7 @@ impl ObstacleQuery for ObstacleSet {
         // could cross a thin wall), and integration slides the rest of the way along it.
         if let Some(dir) = travel.try_normalize()
             && let March::Hit(t) | March::Exhausted(t) =
-                self.march(from, dir, length, 0.0, SWEEP_HIT)
+                self.march(from, dir, length, 0.0, SWEEP_HIT, 0.0)
         {
             end = from + dir * t;
             stopped = self.nearest(end).map(|(_, shape)| shape.normal(end));

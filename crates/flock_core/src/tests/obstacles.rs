@@ -73,14 +73,37 @@ fn a_cast_stops_where_the_ball_first_touches() {
 }
 
 #[test]
+fn a_ball_in_contact_is_blocked_ahead_but_free_to_leave() {
+    let set = set_of(&[Shape::Sphere {
+        centre: Vec3::new(2.0, 0.0, 0.0),
+        radius: 1.5,
+    }]);
+    // 0.5 from the surface, a ball of 0.5 touches it.
+    let (p, r) = (Vec3::ZERO, 0.5);
+    let hit = set
+        .cast(p, Vec3::Y, 5.0, r)
+        .expect("too close: a hit at once");
+    assert_eq!(hit.distance, 0.0);
+    assert!((hit.normal - Vec3::NEG_X).length() < 1e-5, "{hit:?}");
+    assert!(set.is_clear(p, Vec3::NEG_X, 5.0, r), "straight out");
+    let steep = Vec3::new(-0.6, 0.8, 0.0);
+    assert!(set.is_clear(p, steep, 5.0, r), "out at 37 degrees");
+    assert!(!set.is_clear(p, Vec3::Y, 5.0, r), "along the surface");
+    assert!(!set.is_clear(p, Vec3::X, 5.0, r), "into it");
+}
+
+#[test]
 fn blocked_ahead_the_fan_finds_a_way_round() {
     let set = set_of(&[Shape::Sphere {
         centre: Vec3::new(4.0, 0.0, 0.0),
         radius: 1.5,
     }]);
     let params = AvoidanceParams::default();
-    let dir = avoidance_direction(&set, Vec3::ZERO, Vec3::X, 5.0, &params, Space::Planar)
-        .expect("blocked ahead");
+    let Some(Avoidance::Clear(dir)) =
+        avoidance_direction(&set, Vec3::ZERO, Vec3::X, 5.0, &params, Space::Planar)
+    else {
+        panic!("blocked ahead, with a way round");
+    };
     assert!(
         dir.z.abs() < 1e-6 && (dir.length() - 1.0).abs() < 1e-5,
         "{dir}"
@@ -227,6 +250,7 @@ fn bad_avoidance_parameters_are_corrected_and_named() {
         min_look_ahead: 4.0,
         max_look_ahead: 2.0,
         fan_degrees: 400.0,
+        hold_seconds: -0.5,
     }
     .sanitized();
     let fields: Vec<&str> = corrections.iter().map(|c| c.field).collect();
@@ -235,9 +259,11 @@ fn bad_avoidance_parameters_are_corrected_and_named() {
         [
             "avoidance.cast_radius",
             "avoidance.max_look_ahead",
+            "avoidance.hold_seconds",
             "avoidance.fan_degrees"
         ]
     );
+    assert_eq!(params.hold_seconds, AvoidanceParams::default().hold_seconds);
     assert_eq!(params.cast_radius, AvoidanceParams::default().cast_radius);
     assert_eq!((params.max_look_ahead, params.fan_degrees), (4.0, 180.0));
     assert!(AvoidanceParams::default().sanitized().1.is_empty());
