@@ -4,10 +4,11 @@ use core::ops::{ControlFlow, Range};
 
 use glam::Vec3;
 
-use crate::executor::{ChunkExecutor, Serial, for_each_chunk_mut};
+use crate::executor::{ChunkExecutor, Serial, for_each_chunk_mut, for_each_chunk_mut2};
 use crate::grid::UniformGrid;
 use crate::lanes::{
     COINCIDENT_SQ, LaneScan, Prediction, Probe, SEPARATION_FLOOR_SQ, Scan, SlotLanes, Threat,
+    ThreatLanes, Threats,
 };
 use crate::obstacles::{
     Avoidance, AvoidanceHold, AvoidanceParams, CastHit, ObstacleQuery, ObstacleSet, Shape,
@@ -123,7 +124,8 @@ pub struct Crowd {
     flocks: Vec<u32>,
     param_ids: Vec<u32>,
     targets: Vec<Option<Vec3>>,
-    /// By agent index: avoidance directions being held (see [`AvoidanceParams::hold_seconds`]).
+    /// By agent index: avoidance directions being held (see [`AvoidanceParams::hold_seconds`]);
+    /// empty until one is, so that crowds without holds pay nothing for them.
     holds: Vec<Option<AvoidanceHold>>,
     /// Whether any of `holds` may be set, so that crowds without holds skip them.
     holding: bool,
@@ -135,6 +137,10 @@ pub struct Crowd {
     lanes: SlotLanes,
     /// By grid slot: the last force pass.
     results: Vec<SlotResult>,
+    /// By grid slot: the last avoidance pass, valid while `avoided`.
+    avoidance_out: Vec<SlotAvoidance>,
+    /// Whether `avoidance_out` belongs to the forces pending.
+    avoided: bool,
     /// Whether `results` hold forces not yet integrated.
     forces_pending: bool,
     obstacles: ObstacleSet,
@@ -213,7 +219,6 @@ impl Crowd {
         self.flocks.push(agent.flock);
         self.param_ids.push(agent.params.0);
         self.targets.push(agent.target.map(flat));
-        self.holds.push(None);
         self.forces.push(Vec3::ZERO);
         self.bodies.len() - 1
     }
@@ -264,9 +269,10 @@ impl Crowd {
                 seconds_left: h.seconds_left,
             })
         });
-        if let Some(slot) = self.holds.get_mut(i) {
+        if i < self.len() && (hold.is_some() || i < self.holds.len()) {
+            self.holds.resize(self.len(), None);
             self.holding |= hold.is_some();
-            *slot = hold;
+            self.holds[i] = hold;
         }
     }
 
@@ -374,6 +380,7 @@ impl Crowd {
         });
         self.results = results;
         self.forces_pending = true;
+        self.avoided = false;
     }
 
     /// Fills `out` with the results of the agents in sorted slots `first_slot..`.
@@ -395,8 +402,6 @@ impl Crowd {
                 force: self.steering(&agent, &scan),
                 neighbours: scan.count,
                 nearest_sq: scan.nearest_sq,
-                avoiding: false,
-                hold: None,
             };
         }
     }
@@ -461,11 +466,41 @@ impl Crowd {
         if !self.lanes.keys_exact() {
             return None;
         }
+        // Agents that predict no collisions run a scan without that work compiled in.
+        match agent.prediction() {
+            Some(prediction) => self.scan_lanes_with(
+                agent,
+                images,
+                stencil,
+                seam_stencil,
+                ThreatLanes::new(prediction),
+            ),
+            None => self.scan_lanes_with(agent, images, stencil, seam_stencil, ()),
+        }
+    }
+
+    /// [`scan_lanes`](Self::scan_lanes), observing collisions with `threats`.
+    fn scan_lanes_with<T: Threats + Copy>(
+        &self,
+        agent: &SlotAgent,
+        images: &Images,
+        stencil: &[Range<usize>],
+        seam_stencil: &mut Vec<Range<usize>>,
+        threats: T,
+    ) -> Option<Scan> {
         let prepared = agent.params;
         let probe = Probe::new(prepared.neighbour_radius_sq, agent.heading, prepared.view);
         let Some(cap) = prepared.params.perception.max_neighbours else {
             return self
-                .lane_sums(agent, probe, f32::INFINITY, images, stencil, seam_stencil)?
+                .lane_sums(
+                    agent,
+                    probe,
+                    f32::INFINITY,
+                    images,
+                    stencil,
+                    seam_stencil,
+                    threats,
+                )?
                 .finish();
         };
         let cap = cap as f32;
@@ -480,7 +515,8 @@ impl Crowd {
         }
         // Few candidates: most likely under the cap, so try the whole radius first.
         if candidates as f32 <= cap * CANDIDATES_TO_TRY_PER_NEIGHBOUR
-            && let Some(scan) = self.lane_sums(agent, probe, cap, images, stencil, seam_stencil)
+            && let Some(scan) =
+                self.lane_sums(agent, probe, cap, images, stencil, seam_stencil, threats)
         {
             return scan.finish();
         }
@@ -504,13 +540,14 @@ impl Crowd {
             .zip(counts)
             .find(|&(_, count)| count <= cap)?;
         let probe = probe.with_radius_sq(radius_sq);
-        self.lane_sums(agent, probe, cap, images, stencil, seam_stencil)?
+        self.lane_sums(agent, probe, cap, images, stencil, seam_stencil, threats)?
             .finish()
     }
 
     /// The lane sums of what `probe` takes in around `agent`, or `None` as soon as they hold
     /// more than `cap` neighbours.
-    fn lane_sums(
+    #[allow(clippy::too_many_arguments)]
+    fn lane_sums<T: Threats>(
         &self,
         agent: &SlotAgent,
         probe: Probe,
@@ -518,12 +555,13 @@ impl Crowd {
         images: &Images,
         stencil: &[Range<usize>],
         seam_stencil: &mut Vec<Range<usize>>,
-    ) -> Option<LaneScan> {
+        threats: T,
+    ) -> Option<LaneScan<T>> {
         let mut scan = LaneScan::new(
             probe,
             agent.params.separation_radius_sq,
             self.lanes.flock_key(agent.slot),
-            agent.prediction(),
+            threats,
         );
         for shift in images.iter() {
             let centre = agent.position + shift;
@@ -813,22 +851,23 @@ impl Crowd {
                 this.integrate_agent(first + k, body, dt, &obstacles);
             }
         });
-        self.count_down_holds(dt);
         self.bodies = bodies;
+        self.count_down_holds(dt);
         self.forces.fill(Vec3::ZERO);
         self.forces_pending = false;
     }
 
     /// Takes the holds the avoidance pass chose, less `dt`; without a pass, none is held.
     fn count_down_holds(&mut self, dt: f32) {
-        if !self.holding && self.avoidance.hold_seconds <= 0.0 {
+        if !self.holding {
             return;
         }
-        self.holding = self.avoidance.hold_seconds > 0.0;
-        let counted = self.forces_pending && self.results.len() == self.holds.len();
+        self.holds.resize(self.len(), None);
+        let counted = self.avoided && self.avoidance_out.len() == self.holds.len();
+        let mut any = false;
         for (i, hold) in self.holds.iter_mut().enumerate() {
             *hold = if counted {
-                self.results[self.grid.slots()[i] as usize]
+                self.avoidance_out[self.grid.slots()[i] as usize]
                     .hold
                     .map(|h| AvoidanceHold {
                         seconds_left: h.seconds_left - dt,
@@ -838,7 +877,9 @@ impl Crowd {
             } else {
                 None
             };
+            any |= hold.is_some();
         }
+        self.holding = any;
     }
 
     fn integrate_agent(&self, i: usize, body: &mut Body, dt: f32, obstacles: &Layered) {
@@ -1030,17 +1071,29 @@ impl Crowd {
             return 0;
         }
         let mut results = core::mem::take(&mut self.results);
+        let mut out = core::mem::take(&mut self.avoidance_out);
+        out.clear();
+        out.resize(results.len(), SlotAvoidance::default());
         let this = &*self;
-        for_each_chunk_mut(executor, &mut results, |first, chunk| {
-            for (k, result) in chunk.iter_mut().enumerate() {
-                this.avoid(first + k, result, &obstacles);
+        for_each_chunk_mut2(executor, &mut results, &mut out, |first, results, out| {
+            for (k, (result, out)) in results.iter_mut().zip(out).enumerate() {
+                this.avoid(first + k, result, out, &obstacles);
             }
         });
         self.results = results;
-        self.results.iter().filter(|r| r.avoiding).count()
+        self.avoidance_out = out;
+        self.avoided = true;
+        self.holding |= self.avoidance.hold_seconds > 0.0;
+        self.avoidance_out.iter().filter(|a| a.avoiding).count()
     }
 
-    fn avoid(&self, slot: usize, result: &mut SlotResult, obstacles: &Layered) {
+    fn avoid(
+        &self,
+        slot: usize,
+        result: &mut SlotResult,
+        out: &mut SlotAvoidance,
+        obstacles: &Layered,
+    ) {
         let agent = self.slot_agent(slot);
         if agent.heading == Vec3::ZERO {
             return;
@@ -1054,10 +1107,15 @@ impl Crowd {
         };
         let look_ahead = a.min_look_ahead + (a.max_look_ahead - a.min_look_ahead) * fraction;
         // A held direction is kept while it stays clear.
-        let held = self.holds[agent.index].filter(|hold| {
-            a.hold_seconds > 0.0
-                && obstacles.is_clear(agent.position, hold.direction, look_ahead, a.cast_radius)
-        });
+        let held = self
+            .holds
+            .get(agent.index)
+            .copied()
+            .flatten()
+            .filter(|hold| {
+                a.hold_seconds > 0.0
+                    && obstacles.is_clear(agent.position, hold.direction, look_ahead, a.cast_radius)
+            });
         let (dir, holdable) = match held {
             Some(hold) => (hold.direction, true),
             None => match avoidance_direction(
@@ -1084,7 +1142,7 @@ impl Crowd {
                 .or_else(|| unit(self.flat(agent.velocity + result.force)));
             let blocked = wanted
                 .is_some_and(|w| !obstacles.is_clear(agent.position, w, look_ahead, a.cast_radius));
-            result.hold = Some(AvoidanceHold {
+            out.hold = Some(AvoidanceHold {
                 direction: dir,
                 seconds_left: match held {
                     Some(hold) if !blocked => hold.seconds_left,
@@ -1098,7 +1156,7 @@ impl Crowd {
         let force = avoid + limit_length(result.force, remaining);
         if force.is_finite() {
             result.force = force;
-            result.avoiding = true;
+            out.avoiding = true;
         }
     }
 
@@ -1192,9 +1250,14 @@ struct SlotResult {
     force: Vec3,
     neighbours: u32,
     nearest_sq: f32,
+}
+
+/// One agent's outcome of the avoidance pass, in sorted-slot order.
+#[derive(Clone, Copy, Debug, Default)]
+struct SlotAvoidance {
     /// Whether obstacle avoidance steered the agent.
     avoiding: bool,
-    /// The avoidance direction it holds after this tick's avoidance, before the countdown.
+    /// The direction it holds after this tick's avoidance, before the countdown.
     hold: Option<AvoidanceHold>,
 }
 

@@ -72,3 +72,32 @@ pub(crate) fn for_each_chunk_mut<T: Send>(
         work(k * chunk_len, &mut chunk);
     });
 }
+
+/// [`for_each_chunk_mut`] over two slices of the same length, chunked alike.
+pub(crate) fn for_each_chunk_mut2<A: Send, B: Send>(
+    executor: &dyn ChunkExecutor,
+    a: &mut [A],
+    b: &mut [B],
+    work: impl Fn(usize, &mut [A], &mut [B]) + Sync,
+) {
+    debug_assert_eq!(a.len(), b.len());
+    if a.is_empty() {
+        return;
+    }
+    let chunk_len = executor.chunk_len(a.len()).max(1);
+    if chunk_len >= a.len() {
+        work(0, a, b);
+        return;
+    }
+    // Each task takes its own pair of chunks; the locks are never contended.
+    let chunks: Vec<Mutex<(&mut [A], &mut [B])>> = a
+        .chunks_mut(chunk_len)
+        .zip(b.chunks_mut(chunk_len))
+        .map(Mutex::new)
+        .collect();
+    executor.run(chunks.len(), &|k| {
+        let mut pair = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
+        let (a, b) = &mut *pair;
+        work(k * chunk_len, a, b);
+    });
+}

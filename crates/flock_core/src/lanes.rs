@@ -344,8 +344,8 @@ impl Probe {
     }
 }
 
-/// One agent's neighbour sums, four lanes wide.
-pub(crate) struct LaneScan {
+/// One agent's neighbour sums, four lanes wide, and what `T` predicts of collisions.
+pub(crate) struct LaneScan<T> {
     probe: Probe,
     separation_sq: Vec4,
     flock_key: Vec4,
@@ -355,21 +355,101 @@ pub(crate) struct LaneScan {
     mates: Vec4,
     velocity_sum: Lanes3,
     offset_sum: Lanes3,
-    prediction: Option<Prediction>,
-    /// Per lane, the soonest collision predicted and the offset of the other agent then.
-    threat_time: Vec4,
-    threat_offset: Lanes3,
+    threats: T,
 }
 
-impl LaneScan {
+/// What a lane scan predicts of collisions, per group of candidates: nothing (`()`, which
+/// compiles to nothing), or [`ThreatLanes`].
+pub(crate) trait Threats {
+    /// Takes in the candidates `keep` selects: their offsets, squared distances, velocities.
+    fn observe(&mut self, keep: BVec4A, offset: [Vec4; 3], dist_sq: Vec4, velocity: [Vec4; 3]);
+
+    /// The soonest collision observed.
+    fn soonest(&self) -> Option<Threat>;
+}
+
+impl Threats for () {
+    #[inline(always)]
+    fn observe(&mut self, _: BVec4A, _: [Vec4; 3], _: Vec4, _: [Vec4; 3]) {}
+
+    fn soonest(&self) -> Option<Threat> {
+        None
+    }
+}
+
+/// [`Prediction::threat`] on four lanes, keeping each lane's soonest.
+#[derive(Clone, Copy)]
+pub(crate) struct ThreatLanes {
+    prediction: Prediction,
+    time: Vec4,
+    /// The other agent's offset at `time`.
+    offset: Lanes3,
+}
+
+impl ThreatLanes {
+    /// None seen yet.
+    pub(crate) fn new(prediction: Prediction) -> Self {
+        Self {
+            prediction,
+            time: Vec4::INFINITY,
+            offset: Lanes3::ZERO,
+        }
+    }
+}
+
+impl Threats for ThreatLanes {
+    /// The arithmetic of [`Prediction::threat`], lane by lane.
+    #[inline(always)]
+    fn observe(
+        &mut self,
+        keep: BVec4A,
+        [x, y, z]: [Vec4; 3],
+        dist_sq: Vec4,
+        [vx, vy, vz]: [Vec4; 3],
+    ) {
+        let own = self.prediction.velocity;
+        let (dx, dy, dz) = (
+            vx - Vec4::splat(own.x),
+            vy - Vec4::splat(own.y),
+            vz - Vec4::splat(own.z),
+        );
+        let closing = -(x * dx + y * dy + z * dz);
+        let a = dx * dx + dy * dy + dz * dz;
+        let gap = dist_sq - Vec4::splat(self.prediction.distance_sq);
+        let disc = closing * closing - a * gap;
+        let hit = keep & gap.cmpgt(Vec4::ZERO) & closing.cmpgt(Vec4::ZERO) & disc.cmpge(Vec4::ZERO);
+        // Most neighbours are not on a collision course: skip the root when none is.
+        if !hit.any() {
+            return;
+        }
+        let time = ((closing - disc.max(Vec4::ZERO).sqrt()) / a).max(Vec4::ZERO);
+        let sooner = hit & time.cmplt(Vec4::splat(self.prediction.horizon)) & time.cmplt(self.time);
+        self.time = Vec4::select(sooner, time, self.time);
+        let o = &mut self.offset;
+        o.x = Vec4::select(sooner, x + dx * time, o.x);
+        o.y = Vec4::select(sooner, y + dy * time, o.y);
+        o.z = Vec4::select(sooner, z + dz * time, o.z);
+    }
+
+    /// The first lane on a tie.
+    fn soonest(&self) -> Option<Threat> {
+        let times = self.time.to_array();
+        let (lane, &time) = times
+            .iter()
+            .enumerate()
+            .reduce(|best, next| if next.1 < best.1 { next } else { best })?;
+        let o = &self.offset;
+        time.is_finite().then(|| Threat {
+            time,
+            offset: Vec3::new(o.x[lane], o.y[lane], o.z[lane]),
+        })
+    }
+}
+
+impl<T: Threats> LaneScan<T> {
     /// An empty scan for an agent of flock `flock_key` taking in what `probe` does, predicting
-    /// collisions with `prediction`.
-    pub(crate) fn new(
-        probe: Probe,
-        separation_sq: f32,
-        flock_key: f32,
-        prediction: Option<Prediction>,
-    ) -> Self {
+    /// collisions with `threats`.
+    pub(crate) fn new(probe: Probe, separation_sq: f32, flock_key: f32, threats: T) -> Self {
         Self {
             probe,
             separation_sq: Vec4::splat(separation_sq),
@@ -380,9 +460,7 @@ impl LaneScan {
             mates: Vec4::ZERO,
             velocity_sum: Lanes3::ZERO,
             offset_sum: Lanes3::ZERO,
-            prediction,
-            threat_time: Vec4::INFINITY,
-            threat_offset: Lanes3::ZERO,
+            threats,
         }
     }
 
@@ -419,9 +497,7 @@ impl LaneScan {
                 SlotLanes::load(&lanes.vy, s),
                 SlotLanes::load(&lanes.vz, s),
             );
-            if let Some(prediction) = self.prediction {
-                self.predict(prediction, keep, [x, y, z], dist_sq, [vx, vy, vz]);
-            }
+            self.threats.observe(keep, [x, y, z], dist_sq, [vx, vy, vz]);
             let mate = keep & SlotLanes::load(&lanes.flock_key, s).cmpeq(self.flock_key);
             self.mates += Vec4::select(mate, Vec4::ONE, Vec4::ZERO);
             self.velocity_sum.add_where(mate, vx, vy, vz);
@@ -433,41 +509,6 @@ impl LaneScan {
             }
             true
         })
-    }
-
-    /// [`Prediction::threat`] on four lanes, with the same arithmetic, keeping the soonest.
-    #[inline(always)]
-    fn predict(
-        &mut self,
-        prediction: Prediction,
-        keep: BVec4A,
-        [x, y, z]: [Vec4; 3],
-        dist_sq: Vec4,
-        [vx, vy, vz]: [Vec4; 3],
-    ) {
-        let own = prediction.velocity;
-        let (dx, dy, dz) = (
-            vx - Vec4::splat(own.x),
-            vy - Vec4::splat(own.y),
-            vz - Vec4::splat(own.z),
-        );
-        let closing = -(x * dx + y * dy + z * dz);
-        let a = dx * dx + dy * dy + dz * dz;
-        let gap = dist_sq - Vec4::splat(prediction.distance_sq);
-        let disc = closing * closing - a * gap;
-        let hit = keep & gap.cmpgt(Vec4::ZERO) & closing.cmpgt(Vec4::ZERO) & disc.cmpge(Vec4::ZERO);
-        // Most neighbours are not on a collision course: skip the root when none is.
-        if !hit.any() {
-            return;
-        }
-        let time = ((closing - disc.max(Vec4::ZERO).sqrt()) / a).max(Vec4::ZERO);
-        let sooner =
-            hit & time.cmplt(Vec4::splat(prediction.horizon)) & time.cmplt(self.threat_time);
-        self.threat_time = Vec4::select(sooner, time, self.threat_time);
-        let o = &mut self.threat_offset;
-        o.x = Vec4::select(sooner, x + dx * time, o.x);
-        o.y = Vec4::select(sooner, y + dy * time, o.y);
-        o.z = Vec4::select(sooner, z + dz * time, o.z);
     }
 
     /// Neighbours found so far.
@@ -489,21 +530,7 @@ impl LaneScan {
             mates: lane_sum(self.mates) as u32,
             velocity_sum: self.velocity_sum.sum(),
             offset_sum: self.offset_sum.sum(),
-            threat: self.soonest_threat(),
-        })
-    }
-
-    /// The soonest threat over the lanes (the first lane on a tie).
-    fn soonest_threat(&self) -> Option<Threat> {
-        let times = self.threat_time.to_array();
-        let (lane, &time) = times
-            .iter()
-            .enumerate()
-            .reduce(|best, next| if next.1 < best.1 { next } else { best })?;
-        let o = &self.threat_offset;
-        time.is_finite().then(|| Threat {
-            time,
-            offset: Vec3::new(o.x[lane], o.y[lane], o.z[lane]),
+            threat: self.threats.soonest(),
         })
     }
 }

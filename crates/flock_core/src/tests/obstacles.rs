@@ -268,3 +268,51 @@ fn bad_avoidance_parameters_are_corrected_and_named() {
     assert_eq!((params.max_look_ahead, params.fan_degrees), (4.0, 180.0));
     assert!(AvoidanceParams::default().sanitized().1.is_empty());
 }
+
+#[test]
+fn a_chosen_direction_is_held_and_counted_down() {
+    let mut crowd = Crowd::new(Space::Planar);
+    let params = crowd.add_params(AgentParams::default());
+    crowd.set_obstacles([Shape::Sphere {
+        centre: Vec3::new(3.0, 0.0, 0.0),
+        radius: 1.0,
+    }]);
+    let agent = AgentInput {
+        position: Vec3::ZERO,
+        velocity: Vec3::X * 5.0,
+        heading: Vec3::X,
+        flock: 0,
+        params,
+        target: None,
+    };
+    crowd.push(agent);
+    let dt = 1.0 / 60.0;
+    crowd.step(dt);
+    let hold = crowd
+        .avoidance_hold(0)
+        .expect("blocked ahead: a direction is held");
+    assert!((hold.seconds_left - (0.5 - dt)).abs() < 1e-6, "{hold:?}");
+    assert!(
+        hold.direction.y.abs() > 0.1,
+        "it turns off the line: {hold:?}"
+    );
+    // A rebuilt crowd takes the hold back; a broken one is dropped.
+    crowd.clear();
+    let params = crowd.add_params(AgentParams::default());
+    crowd.push(AgentInput { params, ..agent });
+    crowd.set_avoidance_hold(0, Some(hold));
+    assert_eq!(crowd.avoidance_hold(0), Some(hold));
+    crowd.set_avoidance_hold(
+        0,
+        Some(AvoidanceHold {
+            direction: Vec3::NAN,
+            seconds_left: 0.4,
+        }),
+    );
+    assert_eq!(crowd.avoidance_hold(0), None);
+    // Without obstacles nothing is held after a tick.
+    crowd.set_avoidance_hold(0, Some(hold));
+    crowd.set_obstacles([]);
+    crowd.step(dt);
+    assert_eq!(crowd.avoidance_hold(0), None);
+}
