@@ -53,6 +53,10 @@
 //! For a 2D game use [`FlockingPlugin::planar`]: agents stay on the XY plane and turn about Z
 //! with their local `+X` facing their velocity. In 3D, their local forward (`-Z`) does.
 //!
+//! Creatures and vehicles that cannot turn on the spot set [`SteeringLimits::max_turn_rate`]
+//! (degrees per second): their heading then drives their motion and turns toward where the
+//! steering points at most that fast, turning round rather than reversing.
+//!
 //! # Obstacles
 //!
 //! Give any entity an [`Obstacle`] (sphere, box, half-space or capsule, placed and scaled by

@@ -36,6 +36,7 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
             min_speed: u.arbitrary()?,
             max_force: u.arbitrary()?,
             arrival_radius: u.arbitrary()?,
+            max_turn_rate: u.arbitrary()?,
         },
         perception: Perception {
             neighbour_radius: u.arbitrary()?,

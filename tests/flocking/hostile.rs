@@ -63,11 +63,14 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
             nasty_f32(),
             nasty_f32(),
         ],
-        proptest::option::of(0_u32..100),
+        (
+            proptest::option::of(0_u32..100),
+            proptest::option::of(nasty_f32()),
+        ),
         (0_u8..3, nasty_vec3(), nasty_vec3(), nasty_f32()),
     )
         .prop_map(
-            |(w, l, p, max_neighbours, (edge, min, max, margin))| FlockTuning {
+            |(w, l, p, (max_neighbours, turn_rate), (edge, min, max, margin))| FlockTuning {
                 weights: FlockWeights {
                     separation: w[0],
                     alignment: w[1],
@@ -81,6 +84,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                     min_speed: l[1],
                     max_force: l[2],
                     arrival_radius: l[3],
+                    max_turn_rate: turn_rate,
                 },
                 perception: Perception {
                     neighbour_radius: p[0],

@@ -3,6 +3,7 @@
 mod bad_input;
 mod boundaries;
 mod collisions;
+mod creatures;
 mod determinism;
 mod flocks;
 mod hostile;

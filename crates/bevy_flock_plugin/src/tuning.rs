@@ -109,10 +109,14 @@ pub struct SteeringLimits {
     /// `0.5 * sqrt(weight * arrival_radius / max_speed)` (`weight` is `FlockWeights::target`):
     /// below 1 the agent overshoots a little and settles; the defaults give 0.3.
     pub arrival_radius: f32,
+    /// Fastest the heading turns, in degrees per second (`None`: at once). With a limit the
+    /// heading drives the motion, as for seed 004's creatures: steering picks the way, the
+    /// heading turns toward it at most this fast, and the agent moves along its heading.
+    pub max_turn_rate: Option<f32>,
 }
 
 impl Default for SteeringLimits {
-    /// Max speed 5, min speed 0, max force 8, arrival radius 3.
+    /// Max speed 5, min speed 0, max force 8, arrival radius 3, turning at once.
     fn default() -> Self {
         Limits::default().into()
     }
@@ -225,6 +229,7 @@ impl FlockTuning {
                 min_speed: max_speed / 3.0,
                 max_force: max_speed / 30.0 * 60.0,
                 arrival_radius: 50.0,
+                max_turn_rate: None,
             },
             perception: Perception {
                 neighbour_radius: 50.0,
@@ -278,6 +283,7 @@ impl From<Limits> for SteeringLimits {
             min_speed: l.min_speed,
             max_force: l.max_force,
             arrival_radius: l.arrival_radius,
+            max_turn_rate: l.max_turn_rate,
         }
     }
 }
@@ -289,6 +295,7 @@ impl From<SteeringLimits> for Limits {
             min_speed: l.min_speed,
             max_force: l.max_force,
             arrival_radius: l.arrival_radius,
+            max_turn_rate: l.max_turn_rate,
         }
     }
 }

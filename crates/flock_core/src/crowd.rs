@@ -12,7 +12,7 @@ use crate::lanes::{
 };
 use crate::obstacles::{
     Avoidance, AvoidanceHold, AvoidanceParams, CastHit, ObstacleQuery, ObstacleSet, Shape,
-    avoidance_direction,
+    avoidance_direction, rotation,
 };
 use crate::params::{AgentParams, Boundary, Checker, Correction, Prepared, SteeringStyle, Value};
 use crate::{Metrics, Space};
@@ -805,13 +805,8 @@ impl Crowd {
         let across = heading * offset.dot(heading) - offset;
         let away = match unit(across) {
             Some(away) if length(across) > SIDESTEP_ALIGNED * length(offset) => away,
-            _ => {
-                let right = match self.space {
-                    Space::Planar => Vec3::new(heading.y, -heading.x, 0.0),
-                    Space::Volume => heading.cross(Vec3::Y),
-                };
-                unit(right).unwrap_or_else(|| unit(-offset).unwrap_or(Vec3::ZERO))
-            }
+            _ if heading != Vec3::ZERO => self.right_of(heading),
+            _ => unit(-offset).unwrap_or(Vec3::ZERO),
         };
         let urgency = 1.0 - threat.time / params.perception.collision_horizon;
         away * params.limits.max_force * urgency.clamp(0.0, 1.0)
@@ -857,6 +852,46 @@ impl Crowd {
         self.forces_pending = false;
     }
 
+    /// The velocity after `dt` of an agent whose heading drives its motion, turning at most
+    /// `rate` degrees per second: the force along the heading changes its speed, the force
+    /// across it turns the heading (as it would turn a velocity, `|across| / speed` radians per
+    /// second) up to the rate. A force pointing backwards turns the agent at the full rate,
+    /// to the side it leans to (right when straight back: clockwise on the plane, about the Y
+    /// axis in 3D), while it brakes, so that a creature turns round rather than reverses.
+    fn heading_driven(&self, body: &Body, force: Vec3, dt: f32, rate: f32) -> Vec3 {
+        let velocity = self.flat(body.velocity);
+        let Some(heading) = unit(self.flat(body.heading)).or_else(|| unit(velocity)) else {
+            // No heading yet: the first push gives one.
+            return self.flat(velocity + force * dt);
+        };
+        let along = force.dot(heading);
+        let across = self.flat(force - heading * along);
+        let speed = (length(velocity) + along * dt).max(0.0);
+        let max_angle = (rate * dt).to_radians();
+        let angle = if along < 0.0 {
+            max_angle
+        } else {
+            (length(across) / speed.max(f32::MIN_POSITIVE) * dt).min(max_angle)
+        };
+        let side = unit(across).unwrap_or_else(|| self.right_of(heading));
+        let turned = match unit(heading.cross(side)) {
+            Some(axis) if angle > 0.0 => self.flat(rotation(axis, angle) * heading),
+            _ => heading,
+        };
+        turned * speed
+    }
+
+    /// The direction to the right of unit `heading`: clockwise on the plane; in 3D, across it
+    /// and the Y axis (across any axis when heading straight up or down).
+    fn right_of(&self, heading: Vec3) -> Vec3 {
+        match self.space {
+            Space::Planar => Vec3::new(heading.y, -heading.x, 0.0),
+            Space::Volume => unit(heading.cross(Vec3::Y))
+                .or_else(|| unit(heading.any_orthonormal_vector()))
+                .unwrap_or(Vec3::X),
+        }
+    }
+
     /// Takes the holds the avoidance pass chose, less `dt`; without a pass, none is held.
     fn count_down_holds(&mut self, dt: f32) {
         if !self.holding {
@@ -886,7 +921,10 @@ impl Crowd {
         let params = &self.params[self.param_ids[i] as usize].params;
         let limits = params.limits;
         let force = limit_length(self.total_force(i, limits.max_force), limits.max_force);
-        let mut v = self.flat(body.velocity + force * dt);
+        let mut v = match limits.max_turn_rate {
+            Some(rate) => self.heading_driven(body, force, dt, rate),
+            None => self.flat(body.velocity + force * dt),
+        };
         let speed = length(v);
         if speed > limits.max_speed {
             let ratio = limits.max_speed / speed;

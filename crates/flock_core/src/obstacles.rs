@@ -182,7 +182,7 @@ fn box_local(p: Vec3, centre: Vec3, half_extents: Vec3, rotation: Quat) -> (Vec3
 
 /// The rotation by `angle` radians about unit `axis`, with libm's sine and cosine so that it is
 /// the same on every platform.
-fn rotation(axis: Vec3, angle: f32) -> Quat {
+pub(crate) fn rotation(axis: Vec3, angle: f32) -> Quat {
     let (sin, cos) = (libm::sinf(angle * 0.5), libm::cosf(angle * 0.5));
     Quat::from_xyzw(axis.x * sin, axis.y * sin, axis.z * sin, cos)
 }

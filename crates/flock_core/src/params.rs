@@ -69,16 +69,23 @@ pub struct Limits {
     pub max_force: f32,
     /// Distance from the target inside which the agent slows down; zero seeks at full speed.
     pub arrival_radius: f32,
+    /// Fastest the agent's heading turns, in degrees per second, or `None` to turn at once.
+    /// With a limit the heading drives the motion (seed 004's creature): the steering picks
+    /// where to go, the heading turns toward it at most this fast, and the agent moves along
+    /// its heading. Only a surface it slides along turns it faster.
+    pub max_turn_rate: Option<f32>,
 }
 
 impl Default for Limits {
-    /// Max speed 5, min speed 0, max force 8 (the Unity tutorial), arrival radius 3.
+    /// Max speed 5, min speed 0, max force 8 (the Unity tutorial), arrival radius 3, turning
+    /// at once.
     fn default() -> Self {
         Self {
             max_speed: 5.0,
             min_speed: 0.0,
             max_force: 8.0,
             arrival_radius: 3.0,
+            max_turn_rate: None,
         }
     }
 }
@@ -333,6 +340,17 @@ impl AgentParams {
         }
         check.non_negative("limits.max_force", &mut l.max_force, d.max_force);
         check.non_negative("limits.arrival_radius", &mut l.arrival_radius, 0.0);
+        if let Some(rate) = l.max_turn_rate
+            && !(rate.is_finite() && rate >= 0.0)
+        {
+            check.record(
+                "limits.max_turn_rate",
+                Value::Scalar(rate),
+                Value::None,
+                "must be finite and not negative; turning is not limited",
+            );
+            l.max_turn_rate = None;
+        }
 
         let p = &mut self.perception;
         let d = defaults.perception;
@@ -470,6 +488,7 @@ mod tests {
         let mut params = AgentParams::default();
         params.weights.cohesion = f32::NAN;
         params.limits.min_speed = 9.0;
+        params.limits.max_turn_rate = Some(f32::NAN);
         params.perception.neighbour_radius = -1.0;
         params.perception.separation_radius = 6.0;
         params.perception.field_of_view = f32::INFINITY;
@@ -480,6 +499,7 @@ mod tests {
             [
                 "weights.cohesion",
                 "limits.min_speed",
+                "limits.max_turn_rate",
                 "perception.neighbour_radius",
                 "perception.separation_radius",
                 "perception.field_of_view",
@@ -487,11 +507,12 @@ mod tests {
         );
         assert_eq!(fixed.weights.cohesion, 0.0);
         assert_eq!(fixed.limits.min_speed, fixed.limits.max_speed);
+        assert_eq!(fixed.limits.max_turn_rate, None);
         assert_eq!(fixed.perception.neighbour_radius, 4.0);
         assert_eq!(fixed.perception.separation_radius, 4.0);
         assert_eq!(fixed.perception.field_of_view, 360.0);
         assert_eq!(
-            corrections[2].to_string(),
+            corrections[3].to_string(),
             "perception.neighbour_radius = -1 must be positive; using 4"
         );
     }

@@ -61,14 +61,22 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
                 },
             },
         );
-    let limits = (nasty_f32(), nasty_f32(), nasty_f32(), nasty_f32()).prop_map(
-        |(max_speed, min_speed, max_force, arrival_radius)| Limits {
-            max_speed,
-            min_speed,
-            max_force,
-            arrival_radius,
-        },
-    );
+    let limits = (
+        nasty_f32(),
+        nasty_f32(),
+        nasty_f32(),
+        nasty_f32(),
+        proptest::option::of(nasty_f32()),
+    )
+        .prop_map(
+            |(max_speed, min_speed, max_force, arrival_radius, max_turn_rate)| Limits {
+                max_speed,
+                min_speed,
+                max_force,
+                arrival_radius,
+                max_turn_rate,
+            },
+        );
     let perception = (
         nasty_f32(),
         nasty_f32(),

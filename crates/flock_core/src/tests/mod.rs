@@ -183,6 +183,7 @@ fn huge_values_stay_finite() {
             min_speed: 0.0,
             max_force: 1e30,
             arrival_radius: 1e30,
+            max_turn_rate: Some(1e30),
         },
         ..Default::default()
     };
@@ -551,4 +552,52 @@ fn collision_prediction_finds_the_first_contact_within_the_horizon() {
     assert_eq!(threat(Vec3::NEG_X * 10.0, Vec3::NEG_X * 5.0), None);
     assert_eq!(threat(Vec3::X * 30.0, Vec3::NEG_X * 5.0), None);
     assert_eq!(threat(Vec3::X * 0.5, Vec3::NEG_X * 5.0), None);
+}
+
+#[test]
+fn a_turn_rate_limits_how_fast_the_heading_turns() {
+    for space in [Space::Planar, Space::Volume] {
+        let mut crowd = Crowd::new(space);
+        let params = crowd.add_params(AgentParams {
+            limits: Limits {
+                max_turn_rate: Some(90.0),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        // The target straight behind: the hardest turn, an exact reversal.
+        let target = Vec3::new(-20.0, 0.0, 0.0);
+        crowd.push(AgentInput {
+            position: Vec3::ZERO,
+            velocity: Vec3::X * 5.0,
+            heading: Vec3::X,
+            flock: 0,
+            params,
+            target: Some(target),
+        });
+        let dt: f32 = 1.0 / 60.0;
+        let max_step = (90.0 * dt).to_radians();
+        let mut heading = crowd.heading(0);
+        let mut reached = false;
+        for tick in 0..20 * 60 {
+            crowd.step(dt);
+            let next = crowd.heading(0);
+            let turned = libm::acosf(heading.dot(next).clamp(-1.0, 1.0));
+            assert!(
+                turned <= max_step + 1e-4,
+                "{space:?} tick {tick}: turned {turned} rad, at most {max_step}"
+            );
+            if tick == 60 {
+                // A quarter turn in one second, to the right.
+                let right = match space {
+                    Space::Planar => Vec3::NEG_Y,
+                    Space::Volume => Vec3::Z,
+                };
+                assert!(next.dot(right) > 0.95, "{space:?}: heading {next}");
+            }
+            heading = next;
+            reached |= crowd.position(0).distance(target) < 1.0;
+        }
+        assert!(reached, "{space:?}: never reached the target");
+    }
 }
