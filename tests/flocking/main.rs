@@ -7,6 +7,7 @@ mod creatures;
 mod determinism;
 mod flocks;
 mod hostile;
+mod lab;
 mod obstacles;
 mod queries;
 mod rules;
