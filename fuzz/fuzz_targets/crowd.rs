@@ -25,6 +25,7 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
             cohesion: u.arbitrary()?,
             target: u.arbitrary()?,
             collision_avoidance: u.arbitrary()?,
+            flee: u.arbitrary()?,
             style: if u.arbitrary()? {
                 SteeringStyle::DesiredVelocity
             } else {

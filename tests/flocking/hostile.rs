@@ -54,6 +54,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
             nasty_f32(),
             nasty_f32(),
             nasty_f32(),
+            nasty_f32(),
         ],
         [nasty_f32(), nasty_f32(), nasty_f32(), nasty_f32()],
         [
@@ -77,6 +78,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                     cohesion: w[2],
                     target: w[3],
                     collision_avoidance: w[4],
+                    flee: w[5],
                     style: RuleStyle::Vector,
                 },
                 limits: SteeringLimits {

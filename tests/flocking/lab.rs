@@ -26,9 +26,9 @@ impl LabRun {
     }
 }
 
-/// Runs the lab for `seconds` with its tuning changed by `tune`, from seeded random places
-/// and headings at speed 120.
-fn run_lab(seconds: u32, tune: impl FnOnce(&mut FlockTuning)) -> LabRun {
+/// The lab with its tuning changed by `tune`, boids at seeded random places and headings at
+/// speed 120.
+fn lab_app(tune: impl FnOnce(&mut FlockTuning)) -> App {
     let mut app = create_test_app(FlockingPlugin::default().planar());
     let mut tuning = FlockTuning::flocking_lab();
     tune(&mut tuning);
@@ -45,6 +45,12 @@ fn run_lab(seconds: u32, tune: impl FnOnce(&mut FlockTuning)) -> LabRun {
         app.world_mut()
             .spawn((Agent, Transform::from_translation(p), Velocity(v)));
     }
+    app
+}
+
+/// Runs the lab for `seconds` with its tuning changed by `tune` (see [`lab_app`]).
+fn run_lab(seconds: u32, tune: impl FnOnce(&mut FlockTuning)) -> LabRun {
+    let mut app = lab_app(tune);
     let mut polarisation = Vec::new();
     for _ in 0..seconds {
         run_ticks(&mut app, 64);

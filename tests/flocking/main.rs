@@ -9,6 +9,7 @@ mod flocks;
 mod hostile;
 mod lab;
 mod obstacles;
+mod predators;
 mod queries;
 mod rules;
 mod schedule;

@@ -105,6 +105,7 @@ pub fn no_weights() -> FlockWeights {
         cohesion: 0.0,
         target: 0.0,
         collision_avoidance: 0.0,
+        flee: 0.0,
         style: RuleStyle::Vector,
     }
 }

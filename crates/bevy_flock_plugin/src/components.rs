@@ -137,3 +137,15 @@ pub enum Obstacle {
     /// (bevy_flock_rapier's `FlockRapierPlugin`), ignored with a warning without one.
     Collider,
 }
+
+/// A threat agents run from: every agent within `radius` of the entity's [`GlobalTransform`]
+/// flees it, as strongly as its [`FlockWeights::flee`](crate::FlockWeights) says. A predator
+/// may itself be an agent (a shark among fish). A radius that is not positive and finite is
+/// ignored, with one warning.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[require(Transform)]
+#[reflect(Component, Debug, Clone, PartialEq)]
+pub struct Predator {
+    /// How near agents flee it.
+    pub radius: f32,
+}

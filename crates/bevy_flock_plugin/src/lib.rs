@@ -15,7 +15,7 @@ mod tuning;
 
 pub use backend::{BuiltInObstacles, ObstacleBackend, ObstacleBackendAppExt};
 pub use components::{
-    Agent, Flock, FlockMembers, InFlock, Obstacle, SteeringState, Target, Velocity,
+    Agent, Flock, FlockMembers, InFlock, Obstacle, Predator, SteeringState, Target, Velocity,
 };
 pub use diagnostics::{FlockMetrics, InputCorrected};
 #[cfg(feature = "bevy_gizmos")]
@@ -31,7 +31,8 @@ pub mod prelude {
     pub use crate::{
         Agent, Boundary, DefaultFlock, Flock, FlockMetrics, FlockSimulation, FlockTuning,
         FlockWeights, FlockingConfig, FlockingPlugin, FlockingSystems, InFlock, NearbyAgent,
-        Obstacle, ObstacleAvoidance, Perception, RuleStyle, SteeringLimits, Target, Velocity,
+        Obstacle, ObstacleAvoidance, Perception, Predator, RuleStyle, SteeringLimits, Target,
+        Velocity,
     };
     #[cfg(feature = "bevy_gizmos")]
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};

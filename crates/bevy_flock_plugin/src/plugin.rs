@@ -141,6 +141,7 @@ impl Plugin for FlockingPlugin {
             .register_type::<InFlock>()
             .register_type::<FlockMembers>()
             .register_type::<Obstacle>()
+            .register_type::<Predator>()
             .register_type::<FlockWeights>()
             .register_type::<SteeringLimits>()
             .register_type::<Perception>()
@@ -184,7 +185,11 @@ impl Plugin for FlockingPlugin {
         .add_systems(
             self.schedule,
             (
-                (simulation::extract_agents, simulation::extract_obstacles)
+                (
+                    simulation::extract_agents,
+                    simulation::extract_obstacles,
+                    simulation::extract_predators,
+                )
                     .chain()
                     .in_set(FlockingSystems::NeighbourLookup),
                 simulation::accumulate_forces.in_set(FlockingSystems::ForceAccumulation),

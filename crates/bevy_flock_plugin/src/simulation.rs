@@ -379,6 +379,37 @@ pub(crate) fn extract_obstacles(
     sim.step_time += started.elapsed();
 }
 
+/// Copies the predators into the kernel; one with a bad radius is reported once and left out.
+pub(crate) fn extract_predators(
+    mut sim: ResMut<FlockSimulation>,
+    predators: Query<(Entity, &Predator, &GlobalTransform)>,
+    mut reporter: Reporter,
+) {
+    let started = Instant::now();
+    let mut found = Vec::with_capacity(predators.iter().len());
+    for (entity, predator, transform) in &predators {
+        let kernel = flock_core::Predator {
+            position: transform.translation(),
+            radius: predator.radius,
+        };
+        if kernel.is_valid() {
+            found.push(kernel);
+        } else {
+            reporter.warn_once(
+                entity,
+                "predator",
+                &format!(
+                    "is a predator with radius {} at {}; agents ignore it",
+                    predator.radius,
+                    transform.translation()
+                ),
+            );
+        }
+    }
+    sim.crowd.set_predators(found);
+    sim.step_time += started.elapsed();
+}
+
 /// An obstacle in world space, placed and scaled by its transform (a sphere by its largest
 /// scale, a capsule's radius by the largest across its axis); `None` for a collider, which is
 /// the physics backend's.

@@ -82,12 +82,16 @@ pub struct FlockWeights {
     /// default) is off: prediction costs about a fifth of the force pass, worth it for agents
     /// that cross paths (crowds, creatures, squads), rarely for a flock that aligns.
     pub collision_avoidance: f32,
+    /// Run from every [`Predator`](crate::Predator) within its radius, with up to this many
+    /// times max force, before the other rules.
+    pub flee: f32,
     /// How rule vectors become forces.
     pub style: RuleStyle,
 }
 
 impl Default for FlockWeights {
-    /// Separation 1.8, alignment 1.0, cohesion 0.9, target 0.6, collision avoidance off.
+    /// Separation 1.8, alignment 1.0, cohesion 0.9, target 0.6, collision avoidance off,
+    /// flee 1.
     fn default() -> Self {
         Weights::default().into()
     }
@@ -222,6 +226,7 @@ impl FlockTuning {
                 cohesion: 1.0,
                 target: 1.0,
                 collision_avoidance: 0.0,
+                flee: 1.0,
                 style: RuleStyle::DesiredVelocity,
             },
             limits: SteeringLimits {
@@ -252,6 +257,7 @@ impl From<Weights> for FlockWeights {
             cohesion: w.cohesion,
             target: w.target,
             collision_avoidance: w.collision_avoidance,
+            flee: w.flee,
             style: match w.style {
                 SteeringStyle::Vector => RuleStyle::Vector,
                 SteeringStyle::DesiredVelocity => RuleStyle::DesiredVelocity,
@@ -268,6 +274,7 @@ impl From<FlockWeights> for Weights {
             cohesion: w.cohesion,
             target: w.target,
             collision_avoidance: w.collision_avoidance,
+            flee: w.flee,
             style: match w.style {
                 RuleStyle::Vector => SteeringStyle::Vector,
                 RuleStyle::DesiredVelocity => SteeringStyle::DesiredVelocity,

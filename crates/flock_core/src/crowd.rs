@@ -145,6 +145,28 @@ pub struct Crowd {
     forces_pending: bool,
     obstacles: ObstacleSet,
     avoidance: AvoidanceParams,
+    predators: Vec<Predator>,
+}
+
+/// A threat agents flee (see [`Weights::flee`](crate::Weights::flee)): every agent within
+/// `radius` of `position` runs from it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Predator {
+    /// Where it is.
+    pub position: Vec3,
+    /// How near it must be for agents to flee.
+    pub radius: f32,
+}
+
+impl Predator {
+    /// Whether every value is finite and the radius positive and at most
+    /// [`LARGEST_PARAMETER`](crate::LARGEST_PARAMETER).
+    pub fn is_valid(&self) -> bool {
+        self.position.is_finite()
+            && self.position.abs().max_element() <= crate::LARGEST_PARAMETER
+            && self.radius > 0.0
+            && self.radius <= crate::LARGEST_PARAMETER
+    }
 }
 
 /// A predicted collision counts as head on when the other agent's offset leans off the
@@ -782,13 +804,45 @@ impl Crowd {
             let inward = inward.clamp(Vec3::NEG_ONE, Vec3::ONE);
             total += self.flat(inward) * limits.max_force * weight;
         }
-        // A predicted collision is served first, from the max force; the rules share the rest.
+        // Urgent needs are served first, from the max force: fleeing, then a predicted
+        // collision; the rules share the rest.
+        let mut urgent = Vec3::ZERO;
+        if w.flee != 0.0 && !self.predators.is_empty() {
+            urgent += self.flee(agent) * w.flee;
+        }
         if let Some(threat) = scan.threat {
-            let sidestep = self.sidestep(agent, threat) * w.collision_avoidance;
-            let remaining = (limits.max_force - length(sidestep)).max(0.0);
-            total = sidestep + limit_length(total, remaining);
+            urgent += self.sidestep(agent, threat) * w.collision_avoidance;
+        }
+        if urgent != Vec3::ZERO {
+            let urgent = limit_length(urgent, limits.max_force);
+            let remaining = (limits.max_force - length(urgent)).max(0.0);
+            total = urgent + limit_length(total, remaining);
         }
         if total.is_finite() { total } else { Vec3::ZERO }
+    }
+
+    /// The force that runs `agent` from the predators within their radius (Reynolds' flee):
+    /// toward a velocity straight away from them at max speed (the nearer predator counting
+    /// more), up to the max force.
+    fn flee(&self, agent: &SlotAgent) -> Vec3 {
+        let limits = agent.params.params.limits;
+        let mut away = Vec3::ZERO;
+        for predator in &self.predators {
+            let offset = self.flat(agent.position - predator.position);
+            let distance = length(offset);
+            if distance >= predator.radius {
+                continue;
+            }
+            let depth = 1.0 - distance / predator.radius;
+            let dir = unit(offset)
+                .or_else(|| unit(self.flat(agent.heading)))
+                .unwrap_or(Vec3::ZERO);
+            away += dir * depth;
+        }
+        match unit(away) {
+            Some(dir) => limit_length(dir * limits.max_speed - agent.velocity, limits.max_force),
+            None => Vec3::ZERO,
+        }
     }
 
     /// The force that turns `agent` away from a predicted collision: across its heading, away
@@ -1073,6 +1127,25 @@ impl Crowd {
     /// The obstacles of [`set_obstacles`](Self::set_obstacles).
     pub fn obstacles(&self) -> &ObstacleSet {
         &self.obstacles
+    }
+
+    /// Replaces the predators agents flee (see [`Weights::flee`](crate::Weights::flee)), from
+    /// the next force pass. Invalid ones (see [`Predator::is_valid`]) are skipped; returns how
+    /// many were.
+    pub fn set_predators(&mut self, predators: impl IntoIterator<Item = Predator>) -> usize {
+        self.predators.clear();
+        let mut skipped = 0;
+        for predator in predators {
+            if predator.is_valid() {
+                self.predators.push(Predator {
+                    position: self.flat(predator.position),
+                    ..predator
+                });
+            } else {
+                skipped += 1;
+            }
+        }
+        skipped
     }
 
     /// Sets how agents look ahead for obstacles, sanitised with

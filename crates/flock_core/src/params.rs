@@ -39,13 +39,18 @@ pub struct Weights {
     /// pass, so it is for agents that cross each other's paths (crowds, creatures, squads);
     /// a flock that aligns rarely needs it, since separation keeps its members apart.
     pub collision_avoidance: f32,
+    /// Flee every predator (see [`Crowd::set_predators`](crate::Crowd::set_predators)) within
+    /// its radius: a desired velocity straight away from them at max speed (the nearer one
+    /// counting more), with up to this many times the max force, served before the flocking
+    /// rules.
+    pub flee: f32,
     /// How each rule's vector becomes a force.
     pub style: SteeringStyle,
 }
 
 impl Default for Weights {
     /// The Unity tutorial's weights: separation 1.8, alignment 1.0, cohesion 0.9, target 0.6;
-    /// collision avoidance off.
+    /// collision avoidance off; flee 1.
     fn default() -> Self {
         Self {
             separation: 1.8,
@@ -53,6 +58,7 @@ impl Default for Weights {
             cohesion: 0.9,
             target: 0.6,
             collision_avoidance: 0.0,
+            flee: 1.0,
             style: SteeringStyle::Vector,
         }
     }
@@ -324,6 +330,7 @@ impl AgentParams {
             &mut w.collision_avoidance,
             0.0,
         );
+        check.finite("weights.flee", &mut w.flee, 0.0);
 
         let l = &mut self.limits;
         let d = defaults.limits;

@@ -45,20 +45,24 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
         nasty_f32(),
         nasty_f32(),
         nasty_f32(),
+        nasty_f32(),
         any::<bool>(),
     )
         .prop_map(
-            |(separation, alignment, cohesion, target, collision_avoidance, desired)| Weights {
-                separation,
-                alignment,
-                cohesion,
-                target,
-                collision_avoidance,
-                style: if desired {
-                    SteeringStyle::DesiredVelocity
-                } else {
-                    SteeringStyle::Vector
-                },
+            |(separation, alignment, cohesion, target, collision_avoidance, flee, desired)| {
+                Weights {
+                    separation,
+                    alignment,
+                    cohesion,
+                    target,
+                    collision_avoidance,
+                    flee,
+                    style: if desired {
+                        SteeringStyle::DesiredVelocity
+                    } else {
+                        SteeringStyle::Vector
+                    },
+                }
             },
         );
     let limits = (

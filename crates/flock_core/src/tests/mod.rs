@@ -601,3 +601,27 @@ fn a_turn_rate_limits_how_fast_the_heading_turns() {
         assert!(reached, "{space:?}: never reached the target");
     }
 }
+
+#[test]
+fn bad_predators_are_skipped() {
+    let mut crowd = Crowd::new(Space::Volume);
+    let skipped = crowd.set_predators([
+        Predator {
+            position: Vec3::ZERO,
+            radius: 5.0,
+        },
+        Predator {
+            position: Vec3::ZERO,
+            radius: f32::NAN,
+        },
+        Predator {
+            position: Vec3::ZERO,
+            radius: -1.0,
+        },
+        Predator {
+            position: Vec3::INFINITY,
+            radius: 5.0,
+        },
+    ]);
+    assert_eq!(skipped, 3);
+}
