@@ -8,8 +8,8 @@ use arbitrary::Unstructured;
 use flock_core::glam::Quat;
 use flock_core::glam::Vec3;
 use flock_core::{
-    AgentInput, AgentParams, Boundary, Crowd, Limits, ParamsId, Perception, ScopedThreads, Shape,
-    Space, SteeringStyle, Weights,
+    AgentInput, AgentParams, AvoidanceHold, AvoidanceParams, Boundary, Crowd, Limits, ParamsId,
+    Perception, Predator, ScopedThreads, Shape, Space, SteeringStyle, Weights,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -26,6 +26,7 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
             target: u.arbitrary()?,
             collision_avoidance: u.arbitrary()?,
             flee: u.arbitrary()?,
+            noise: u.arbitrary()?,
             style: if u.arbitrary()? {
                 SteeringStyle::DesiredVelocity
             } else {
@@ -115,11 +116,35 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             target: if u.arbitrary()? { Some(vec3(u)?) } else { None },
         });
     }
+    crowd.set_avoidance(AvoidanceParams {
+        cast_radius: u.arbitrary()?,
+        min_look_ahead: u.arbitrary()?,
+        max_look_ahead: u.arbitrary()?,
+        fan_degrees: u.arbitrary()?,
+        hold_seconds: u.arbitrary()?,
+    });
     let mut shapes = Vec::new();
     for _ in 0..u.int_in_range(0..=4)? {
         shapes.push(shape(u)?);
     }
     crowd.set_obstacles(shapes);
+    let mut predators = Vec::new();
+    for _ in 0..u.int_in_range(0..=2)? {
+        predators.push(Predator {
+            position: vec3(u)?,
+            radius: u.arbitrary()?,
+        });
+    }
+    crowd.set_predators(predators);
+    for i in 0..crowd.len() {
+        if u.ratio(1, 4)? {
+            let hold = AvoidanceHold {
+                direction: vec3(u)?,
+                seconds_left: u.arbitrary()?,
+            };
+            crowd.set_avoidance_hold(i, Some(hold));
+        }
+    }
     let threads = ScopedThreads(u.int_in_range(1..=3)?);
     for _ in 0..u.int_in_range(1..=3)? {
         crowd.build_index_on(&threads);

@@ -55,6 +55,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
             nasty_f32(),
             nasty_f32(),
             nasty_f32(),
+            nasty_f32(),
         ],
         [nasty_f32(), nasty_f32(), nasty_f32(), nasty_f32()],
         [
@@ -79,6 +80,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                     target: w[3],
                     collision_avoidance: w[4],
                     flee: w[5],
+                    noise: w[6],
                     style: RuleStyle::Vector,
                 },
                 limits: SteeringLimits {

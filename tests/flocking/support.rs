@@ -106,6 +106,7 @@ pub fn no_weights() -> FlockWeights {
         target: 0.0,
         collision_avoidance: 0.0,
         flee: 0.0,
+        noise: 0.0,
         style: RuleStyle::Vector,
     }
 }

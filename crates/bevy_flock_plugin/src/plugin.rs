@@ -101,6 +101,9 @@ pub struct FlockingConfig {
     pub parallel_chunk_size: usize,
     /// How agents look ahead for [`Obstacle`]s.
     pub avoidance: ObstacleAvoidance,
+    /// Seed of the random noise ([`FlockWeights::noise`]): the same seed, spawn order and
+    /// ticks give the same run. Default 0.
+    pub seed: u64,
     /// Read-only: 3D or the XY plane, chosen with [`FlockingPlugin::planar`].
     #[reflect(ignore)]
     pub(crate) space: Space,
@@ -120,6 +123,7 @@ impl Default for FlockingConfig {
             orient_to_velocity: true,
             parallel_chunk_size: 1024,
             avoidance: ObstacleAvoidance::default(),
+            seed: 0,
             space: Space::Volume,
         }
     }

@@ -203,6 +203,7 @@ pub(crate) fn extract_agents(
     let sim = &mut *sim;
     sim.crowd.clear();
     sim.crowd.set_space(config.space);
+    sim.crowd.set_seed(config.seed);
     sim.entities.clear();
     sim.flock_entities.clear();
 

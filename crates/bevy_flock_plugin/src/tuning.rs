@@ -85,13 +85,17 @@ pub struct FlockWeights {
     /// Run from every [`Predator`](crate::Predator) within its radius, with up to this many
     /// times max force, before the other rules.
     pub flee: f32,
+    /// Vicsek's angular noise η in radians per tick: each tick the velocity turns by a random
+    /// angle up to η / 2 either way, seeded by [`FlockingConfig::seed`](crate::FlockingConfig). With
+    /// alignment alone and `min_speed` equal to `max_speed`, Vicsek's model. Zero: none.
+    pub noise: f32,
     /// How rule vectors become forces.
     pub style: RuleStyle,
 }
 
 impl Default for FlockWeights {
     /// Separation 1.8, alignment 1.0, cohesion 0.9, target 0.6, collision avoidance off,
-    /// flee 1.
+    /// flee 1, no noise.
     fn default() -> Self {
         Weights::default().into()
     }
@@ -227,6 +231,7 @@ impl FlockTuning {
                 target: 1.0,
                 collision_avoidance: 0.0,
                 flee: 1.0,
+                noise: 0.0,
                 style: RuleStyle::DesiredVelocity,
             },
             limits: SteeringLimits {
@@ -258,6 +263,7 @@ impl From<Weights> for FlockWeights {
             target: w.target,
             collision_avoidance: w.collision_avoidance,
             flee: w.flee,
+            noise: w.noise,
             style: match w.style {
                 SteeringStyle::Vector => RuleStyle::Vector,
                 SteeringStyle::DesiredVelocity => RuleStyle::DesiredVelocity,
@@ -275,6 +281,7 @@ impl From<FlockWeights> for Weights {
             target: w.target,
             collision_avoidance: w.collision_avoidance,
             flee: w.flee,
+            noise: w.noise,
             style: match w.style {
                 RuleStyle::Vector => SteeringStyle::Vector,
                 RuleStyle::DesiredVelocity => SteeringStyle::DesiredVelocity,

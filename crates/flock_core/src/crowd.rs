@@ -146,6 +146,10 @@ pub struct Crowd {
     obstacles: ObstacleSet,
     avoidance: AvoidanceParams,
     predators: Vec<Predator>,
+    /// Seed of the noise (see [`set_seed`](Self::set_seed)).
+    seed: u64,
+    /// Integrations so far; with the seed and the agent's index it picks the noise.
+    tick: u64,
 }
 
 /// A threat agents flee (see [`Weights::flee`](crate::Weights::flee)): every agent within
@@ -901,6 +905,7 @@ impl Crowd {
             }
         });
         self.bodies = bodies;
+        self.tick = self.tick.wrapping_add(1);
         self.count_down_holds(dt);
         self.forces.fill(Vec3::ZERO);
         self.forces_pending = false;
@@ -933,6 +938,31 @@ impl Crowd {
             _ => heading,
         };
         turned * speed
+    }
+
+    /// `v` turned by this tick's random angle for agent `i`, up to `noise / 2` either way (in
+    /// 3D about a random axis across `v`).
+    fn with_noise(&self, i: usize, v: Vec3, noise: f32) -> Vec3 {
+        let Some(dir) = unit(v) else {
+            return v;
+        };
+        let mut draw = NoiseDraw::new(self.seed, self.tick, i);
+        let angle = (draw.unit() - 0.5) * noise;
+        let axis = match self.space {
+            Space::Planar => Vec3::Z,
+            Space::Volume => {
+                let (a, b) = dir.any_orthonormal_pair();
+                let around = draw.unit() * core::f32::consts::TAU;
+                a * libm::cosf(around) + b * libm::sinf(around)
+            }
+        };
+        self.flat(rotation(axis, angle) * v)
+    }
+
+    /// Sets the seed of the noise (see [`Weights::noise`](crate::Weights::noise)): the same
+    /// seed, agents and ticks give the same noise. 0 until set.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
     }
 
     /// The direction to the right of unit `heading`: clockwise on the plane; in 3D, across it
@@ -991,6 +1021,9 @@ impl Crowd {
         } else if speed < limits.min_speed {
             let dir = unit(v).or_else(|| unit(body.heading)).unwrap_or(Vec3::ZERO);
             v = dir * limits.min_speed;
+        }
+        if params.weights.noise > 0.0 {
+            v = self.with_noise(i, v, params.weights.noise);
         }
         let mut p = self.flat(body.position + v * dt);
         // Never into an obstacle: stop at the first surface crossed, then spend the rest of
@@ -1606,5 +1639,25 @@ impl ObstacleQuery for Layered<'_> {
             normal = stopped.or(normal);
         }
         (end, normal)
+    }
+}
+
+/// Random numbers for one agent's noise in one tick, from the seed, the tick and the agent's
+/// index (splitmix64), so that the noise does not depend on how the pass is split.
+struct NoiseDraw(u64);
+
+impl NoiseDraw {
+    fn new(seed: u64, tick: u64, index: usize) -> Self {
+        Self(seed ^ tick.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (index as u64).rotate_left(32))
+    }
+
+    /// Uniform in `0..1`.
+    fn unit(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 40) as f32 / (1u64 << 24) as f32
     }
 }

@@ -44,13 +44,19 @@ pub struct Weights {
     /// counting more), with up to this many times the max force, served before the flocking
     /// rules.
     pub flee: f32,
+    /// Vicsek's angular noise η, in radians per tick (so it depends on the timestep, as in
+    /// Vicsek's discrete model): every tick the velocity turns by a random angle up to η / 2
+    /// either way (on the plane; in 3D, about a random axis across it). Seeded (see
+    /// [`Crowd::set_seed`](crate::Crowd::set_seed)), so runs repeat. With alignment alone and
+    /// a constant speed (`min_speed` equal to `max_speed`) this is Vicsek's model. Zero: none.
+    pub noise: f32,
     /// How each rule's vector becomes a force.
     pub style: SteeringStyle,
 }
 
 impl Default for Weights {
     /// The Unity tutorial's weights: separation 1.8, alignment 1.0, cohesion 0.9, target 0.6;
-    /// collision avoidance off; flee 1.
+    /// collision avoidance off; flee 1; no noise.
     fn default() -> Self {
         Self {
             separation: 1.8,
@@ -59,6 +65,7 @@ impl Default for Weights {
             target: 0.6,
             collision_avoidance: 0.0,
             flee: 1.0,
+            noise: 0.0,
             style: SteeringStyle::Vector,
         }
     }
@@ -331,6 +338,7 @@ impl AgentParams {
             0.0,
         );
         check.finite("weights.flee", &mut w.flee, 0.0);
+        check.non_negative("weights.noise", &mut w.noise, 0.0);
 
         let l = &mut self.limits;
         let d = defaults.limits;

@@ -46,10 +46,18 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
         nasty_f32(),
         nasty_f32(),
         nasty_f32(),
-        any::<bool>(),
+        (nasty_f32(), any::<bool>()),
     )
         .prop_map(
-            |(separation, alignment, cohesion, target, collision_avoidance, flee, desired)| {
+            |(
+                separation,
+                alignment,
+                cohesion,
+                target,
+                collision_avoidance,
+                flee,
+                (noise, desired),
+            )| {
                 Weights {
                     separation,
                     alignment,
@@ -57,6 +65,7 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
                     target,
                     collision_avoidance,
                     flee,
+                    noise,
                     style: if desired {
                         SteeringStyle::DesiredVelocity
                     } else {
