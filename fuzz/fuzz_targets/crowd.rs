@@ -132,6 +132,7 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     for _ in 0..u.int_in_range(0..=2)? {
         predators.push(Predator {
             position: vec3(u)?,
+            velocity: vec3(u)?,
             radius: u.arbitrary()?,
         });
     }

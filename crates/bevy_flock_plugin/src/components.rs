@@ -48,6 +48,10 @@ pub enum Target {
     /// Another entity's [`GlobalTransform`]. If that entity is despawned, the agent seeks
     /// nothing and one warning is logged.
     Entity(Entity),
+    /// Another entity where it will be (Reynolds' pursuit): its [`GlobalTransform`] plus its
+    /// [`Velocity`] (zero without one) times the time this agent needs to get there at its
+    /// max speed, at most 3 s ahead. A despawned one is treated as for `Entity`.
+    Pursue(Entity),
 }
 
 /// What the plugin remembers of an agent between ticks. Written by the plugin.
@@ -139,9 +143,10 @@ pub enum Obstacle {
 }
 
 /// A threat agents run from: every agent within `radius` of the entity's [`GlobalTransform`]
-/// flees it, as strongly as its [`FlockWeights::flee`](crate::FlockWeights) says. A predator
-/// may itself be an agent (a shark among fish). A radius that is not positive and finite is
-/// ignored, with one warning.
+/// flees it, as strongly as its [`FlockWeights::flee`](crate::FlockWeights) says. If it has a
+/// [`Velocity`] (an agent, say a shark among fish, always does), agents evade it: they run
+/// from where it will be by the time they could reach it, at most 3 s ahead. A radius that is
+/// not positive and finite is ignored, with one warning.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[require(Transform)]
 #[reflect(Component, Debug, Clone, PartialEq)]

@@ -196,7 +196,7 @@ pub(crate) fn extract_agents(
     default_flock: Res<DefaultFlock>,
     flocks: Query<FlockData, With<Flock>>,
     agents: Query<AgentData, With<Agent>>,
-    targets: Query<&GlobalTransform>,
+    targets: Query<(&GlobalTransform, Option<&Velocity>)>,
     mut reporter: Reporter,
 ) {
     let started = Instant::now();
@@ -276,8 +276,26 @@ pub(crate) fn extract_agents(
         let target = match *agent.target {
             Target::None => None,
             Target::Point(point) => Some(point),
-            Target::Entity(target) => match targets.get(target) {
-                Ok(transform) => Some(transform.translation()),
+            Target::Entity(target) | Target::Pursue(target) => match targets.get(target) {
+                Ok((transform, velocity)) => {
+                    let at = transform.translation();
+                    match (*agent.target, velocity) {
+                        (Target::Pursue(_), Some(velocity)) => {
+                            let max_speed = agent
+                                .limits
+                                .or(entry.map(|e| e.parts.limits))
+                                .map_or(SteeringLimits::default().max_speed, |l| l.max_speed);
+                            let distance = at.distance(agent.transform.translation);
+                            let lead = if max_speed > 0.0 && max_speed.is_finite() {
+                                (distance / max_speed).min(flock_core::LONGEST_LEAD)
+                            } else {
+                                0.0
+                            };
+                            Some(at + velocity.0 * lead)
+                        }
+                        _ => Some(at),
+                    }
+                }
                 Err(_) => {
                     reporter.warn_once(
                         target,
@@ -383,14 +401,15 @@ pub(crate) fn extract_obstacles(
 /// Copies the predators into the kernel; one with a bad radius is reported once and left out.
 pub(crate) fn extract_predators(
     mut sim: ResMut<FlockSimulation>,
-    predators: Query<(Entity, &Predator, &GlobalTransform)>,
+    predators: Query<(Entity, &Predator, &GlobalTransform, Option<&Velocity>)>,
     mut reporter: Reporter,
 ) {
     let started = Instant::now();
     let mut found = Vec::with_capacity(predators.iter().len());
-    for (entity, predator, transform) in &predators {
+    for (entity, predator, transform, velocity) in &predators {
         let kernel = flock_core::Predator {
             position: transform.translation(),
+            velocity: velocity.map_or(Vec3::ZERO, |v| v.0),
             radius: predator.radius,
         };
         if kernel.is_valid() {
@@ -400,9 +419,10 @@ pub(crate) fn extract_predators(
                 entity,
                 "predator",
                 &format!(
-                    "is a predator with radius {} at {}; agents ignore it",
+                    "is a predator with radius {} at {} moving at {}; agents ignore it",
                     predator.radius,
-                    transform.translation()
+                    transform.translation(),
+                    kernel.velocity
                 ),
             );
         }

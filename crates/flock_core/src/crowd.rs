@@ -153,14 +153,20 @@ pub struct Crowd {
 }
 
 /// A threat agents flee (see [`Weights::flee`](crate::Weights::flee)): every agent within
-/// `radius` of `position` runs from it.
+/// `radius` of `position` runs from it; from where it will be, if it moves (Reynolds' evade).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Predator {
     /// Where it is.
     pub position: Vec3,
+    /// How it moves; agents run from where it will be by the time they could reach it at
+    /// their max speed (at most [`LONGEST_LEAD`] seconds ahead). Zero for a still one.
+    pub velocity: Vec3,
     /// How near it must be for agents to flee.
     pub radius: f32,
 }
+
+/// The furthest ahead, in seconds, that agents predict a moving predator's position.
+pub const LONGEST_LEAD: f32 = 3.0;
 
 impl Predator {
     /// Whether every value is finite and the radius positive and at most
@@ -168,6 +174,8 @@ impl Predator {
     pub fn is_valid(&self) -> bool {
         self.position.is_finite()
             && self.position.abs().max_element() <= crate::LARGEST_PARAMETER
+            && self.velocity.is_finite()
+            && self.velocity.abs().max_element() <= crate::LARGEST_PARAMETER
             && self.radius > 0.0
             && self.radius <= crate::LARGEST_PARAMETER
     }
@@ -825,19 +833,26 @@ impl Crowd {
         if total.is_finite() { total } else { Vec3::ZERO }
     }
 
-    /// The force that runs `agent` from the predators within their radius (Reynolds' flee):
-    /// toward a velocity straight away from them at max speed (the nearer predator counting
-    /// more), up to the max force.
+    /// The force that runs `agent` from the predators within their radius (Reynolds' flee,
+    /// or evade for a moving one: away from where it will be when the agent could reach it):
+    /// toward a velocity straight away at max speed (the nearer predator counting more), up
+    /// to the max force.
     fn flee(&self, agent: &SlotAgent) -> Vec3 {
         let limits = agent.params.params.limits;
         let mut away = Vec3::ZERO;
         for predator in &self.predators {
-            let offset = self.flat(agent.position - predator.position);
-            let distance = length(offset);
+            let distance = length(self.flat(agent.position - predator.position));
             if distance >= predator.radius {
                 continue;
             }
             let depth = 1.0 - distance / predator.radius;
+            let lead = if limits.max_speed > 0.0 {
+                (distance / limits.max_speed).min(LONGEST_LEAD)
+            } else {
+                0.0
+            };
+            let ahead = predator.position + predator.velocity * lead;
+            let offset = self.flat(agent.position - ahead);
             let dir = unit(offset)
                 .or_else(|| unit(self.flat(agent.heading)))
                 .unwrap_or(Vec3::ZERO);
@@ -1172,6 +1187,7 @@ impl Crowd {
             if predator.is_valid() {
                 self.predators.push(Predator {
                     position: self.flat(predator.position),
+                    velocity: self.flat(predator.velocity),
                     ..predator
                 });
             } else {

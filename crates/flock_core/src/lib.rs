@@ -33,7 +33,7 @@ mod lanes;
 mod obstacles;
 mod params;
 
-pub use crowd::{AgentInput, Crowd, ParamsId, Predator};
+pub use crowd::{AgentInput, Crowd, LONGEST_LEAD, ParamsId, Predator};
 pub use executor::{ChunkExecutor, ScopedThreads, Serial};
 pub use glam;
 pub use grid::UniformGrid;

@@ -608,22 +608,31 @@ fn bad_predators_are_skipped() {
     let skipped = crowd.set_predators([
         Predator {
             position: Vec3::ZERO,
+            velocity: Vec3::X,
             radius: 5.0,
         },
         Predator {
             position: Vec3::ZERO,
+            velocity: Vec3::ZERO,
             radius: f32::NAN,
         },
         Predator {
             position: Vec3::ZERO,
+            velocity: Vec3::ZERO,
             radius: -1.0,
         },
         Predator {
             position: Vec3::INFINITY,
+            velocity: Vec3::ZERO,
+            radius: 5.0,
+        },
+        Predator {
+            position: Vec3::ZERO,
+            velocity: Vec3::NAN,
             radius: 5.0,
         },
     ]);
-    assert_eq!(skipped, 3);
+    assert_eq!(skipped, 4);
 }
 
 /// Vicsek's model on the plane: alignment alone at constant speed, with angular noise `eta`.
