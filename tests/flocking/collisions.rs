@@ -71,12 +71,13 @@ fn avoiding() -> FlockWeights {
     }
 }
 
-#[test]
-fn two_agents_meeting_head_on_pass_each_other() {
+/// Asserts that two agents avoiding collisions, starting `lateral` off each other's line,
+/// get past each other without their bodies (of the default radius, 0.35) ever overlapping,
+/// in 2D and in 3D.
+fn assert_they_pass_apart(lateral: Vec3) {
     for (plugin, space) in planes() {
-        let met = meet(plugin, Vec3::ZERO, avoiding());
+        let met = meet(plugin, lateral, avoiding());
         assert!(met.both_past, "{space}: they did not get past each other");
-        // Bodies of the default radius (0.35) never overlap.
         assert!(
             met.closest >= Perception::default().collision_distance,
             "{space}: their centres came {} apart",
@@ -86,17 +87,14 @@ fn two_agents_meeting_head_on_pass_each_other() {
 }
 
 #[test]
+fn two_agents_meeting_head_on_pass_each_other() {
+    assert_they_pass_apart(Vec3::ZERO);
+}
+
+#[test]
 fn agents_slightly_off_each_others_line_sidestep_apart() {
     // Half a collision distance off the line: each turns away from the other, not across it.
-    for (plugin, space) in planes() {
-        let met = meet(plugin, Vec3::new(0.0, 0.35, 0.0), avoiding());
-        assert!(met.both_past, "{space}: they did not get past each other");
-        assert!(
-            met.closest >= Perception::default().collision_distance,
-            "{space}: their centres came {} apart",
-            met.closest
-        );
-    }
+    assert_they_pass_apart(Vec3::new(0.0, 0.35, 0.0));
 }
 
 #[test]

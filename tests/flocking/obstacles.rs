@@ -35,6 +35,32 @@ impl Solids {
     }
 }
 
+/// Spawns `count` agents on the plane at seeded (`seed`) places in the rectangle from
+/// `corner` across `size`, moving at `velocity`, all seeking `goal`.
+fn spawn_seekers(
+    app: &mut App,
+    (count, seed): (usize, u64),
+    [corner, size]: [Vec2; 2],
+    velocity: Vec3,
+    goal: Vec3,
+) -> Vec<Entity> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|_| {
+            let x = corner.x + rng.unit() * size.x;
+            let y = corner.y + rng.unit() * size.y;
+            app.world_mut()
+                .spawn((
+                    Agent,
+                    Transform::from_xyz(x, y, 0.0),
+                    Velocity(velocity),
+                    Target::Point(goal),
+                ))
+                .id()
+        })
+        .collect()
+}
+
 /// Agents found inside an obstacle, counted every tick, and the deepest; and agents touching
 /// one (within 0.1 of its surface).
 #[derive(Resource, Default)]
@@ -190,20 +216,13 @@ fn cross_pillar_field(backend: Backend, avoidance: ObstacleAvoidance) -> FieldRu
         }
     }
     settle(&mut app);
-    let mut rng = Rng::new(51);
-    let agents: Vec<Entity> = (0..500)
-        .map(|_| {
-            let p = Vec3::new(-45.0 + rng.unit() * 12.0, rng.unit() * 30.0 - 15.0, 0.0);
-            app.world_mut()
-                .spawn((
-                    Agent,
-                    Transform::from_translation(p),
-                    Velocity(Vec3::X * 2.0),
-                    Target::Point(Vec3::new(45.0, 0.0, 0.0)),
-                ))
-                .id()
-        })
-        .collect();
+    let agents = spawn_seekers(
+        &mut app,
+        (500, 51),
+        [Vec2::new(-45.0, -15.0), Vec2::new(12.0, 30.0)],
+        Vec3::X * 2.0,
+        Vec3::new(45.0, 0.0, 0.0),
+    );
     // Per agent: last heading and the side it last turned to.
     let mut turning = vec![(Vec3::X, 0.0_f32); agents.len()];
     let (mut flips, mut crossed) = (0, HashSet::new());
@@ -445,20 +464,13 @@ fn corridor(backend: Backend) {
     }
     spawn_solid(&mut app, backend, sphere(0.0, 0.5, 0.0, 0.8));
     settle(&mut app);
-    let mut rng = Rng::new(53);
-    let agents: Vec<Entity> = (0..60)
-        .map(|_| {
-            let p = Vec3::new(-34.0 + rng.unit() * 6.0, rng.unit() * 4.0 - 2.0, 0.0);
-            app.world_mut()
-                .spawn((
-                    Agent,
-                    Transform::from_translation(p),
-                    Velocity(Vec3::X),
-                    Target::Point(Vec3::new(40.0, 0.0, 0.0)),
-                ))
-                .id()
-        })
-        .collect();
+    let agents = spawn_seekers(
+        &mut app,
+        (60, 53),
+        [Vec2::new(-34.0, -2.0), Vec2::new(6.0, 4.0)],
+        Vec3::X,
+        Vec3::new(40.0, 0.0, 0.0),
+    );
     run_ticks(&mut app, 30 * 64);
     let seen = app.world().resource::<Penetrations>();
     assert_eq!(seen.inside, 0, "deepest {}", seen.deepest);

@@ -117,13 +117,7 @@ fn app(workload: &Workload, backend: Backend, obstacles: usize) -> App {
             )),
         };
     }
-    let agents: Vec<_> = workload
-        .positions
-        .iter()
-        .zip(&workload.velocities)
-        .map(|(&p, &v)| (Agent, Transform::from_translation(p), Velocity(v)))
-        .collect();
-    app.world_mut().spawn_batch(agents);
+    workload.spawn_agents(&mut app);
     app.finish();
     app.cleanup();
     for _ in 0..2 {

@@ -182,6 +182,17 @@ struct Workload {
 }
 
 impl Workload {
+    /// Spawns the agents in a plugin app.
+    fn spawn_agents(&self, app: &mut App) {
+        let agents: Vec<_> = self
+            .positions
+            .iter()
+            .zip(&self.velocities)
+            .map(|(&p, &v)| (Agent, Transform::from_translation(p), Velocity(v)))
+            .collect();
+        app.world_mut().spawn_batch(agents);
+    }
+
     /// The agents in a kernel crowd with the default parameters.
     fn crowd(&self) -> Crowd {
         let mut crowd = Crowd::new(self.space);
@@ -405,13 +416,7 @@ fn bench_plugin(workload: &Workload, threads: usize, cores: usize, ticks: usize)
             .resource_mut::<FlockingConfig>()
             .parallel_chunk_size = usize::MAX;
     }
-    let agents: Vec<_> = workload
-        .positions
-        .iter()
-        .zip(&workload.velocities)
-        .map(|(&p, &v)| (Agent, Transform::from_translation(p), Velocity(v)))
-        .collect();
-    app.world_mut().spawn_batch(agents);
+    workload.spawn_agents(&mut app);
     app.finish();
     app.cleanup();
 
