@@ -580,7 +580,10 @@ impl Crowd {
 
     /// The lane sums of what `probe` takes in around `agent`, or `None` as soon as they hold
     /// more than `cap` neighbours.
-    #[allow(clippy::too_many_arguments)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the scan state of scan_lanes_with, passed down"
+    )]
     fn lane_sums<T: Threats>(
         &self,
         agent: &SlotAgent,
