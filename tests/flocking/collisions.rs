@@ -5,57 +5,6 @@ use bevy_flock::prelude::*;
 
 use crate::support::*;
 
-/// How two agents meeting went: the closest their centres came, and whether each got past the
-/// other's starting point.
-struct Meeting {
-    closest: f32,
-    both_past: bool,
-}
-
-/// Two agents start 40 apart, `lateral` off each other's line, each seeking a point beyond the
-/// other's start, in its own flock (so only separation and collision avoidance act between
-/// them) with `weights`.
-fn meet(plugin: FlockingPlugin, lateral: Vec3, weights: FlockWeights) -> Meeting {
-    let mut app = create_test_app(plugin);
-    let tuning = FlockTuning {
-        weights,
-        ..default()
-    };
-    let starts = [
-        Vec3::new(-20.0, 0.0, 0.0),
-        Vec3::new(20.0, 0.0, 0.0) + lateral,
-    ];
-    let agents: Vec<Entity> = starts
-        .iter()
-        .map(|&start| {
-            let flock = spawn_flock(&mut app, tuning);
-            let goal = Vec3::new(-start.x * 1.5, start.y, start.z);
-            app.world_mut()
-                .spawn((
-                    Agent,
-                    InFlock(flock),
-                    Transform::from_translation(start),
-                    Velocity((goal - start).normalize() * 5.0),
-                    Target::Point(goal),
-                ))
-                .id()
-        })
-        .collect();
-    let mut closest = f32::INFINITY;
-    for _ in 0..12 * 64 {
-        run_ticks(&mut app, 1);
-        let [a, b] = [agents[0], agents[1]]
-            .map(|agent| app.world().get::<Transform>(agent).unwrap().translation);
-        closest = closest.min(a.distance(b));
-    }
-    let [a, b] = [agents[0], agents[1]]
-        .map(|agent| app.world().get::<Transform>(agent).unwrap().translation);
-    Meeting {
-        closest,
-        both_past: a.x > 20.0 && b.x < -20.0,
-    }
-}
-
 fn planes() -> [(FlockingPlugin, &'static str); 2] {
     [
         (FlockingPlugin::default().planar(), "2D"),
@@ -63,10 +12,13 @@ fn planes() -> [(FlockingPlugin, &'static str); 2] {
     ]
 }
 
-/// The default weights with collision avoidance on.
-fn avoiding() -> FlockWeights {
-    FlockWeights {
-        collision_avoidance: 1.0,
+/// The default tuning with collision avoidance on.
+fn avoiding() -> FlockTuning {
+    FlockTuning {
+        weights: FlockWeights {
+            collision_avoidance: 1.0,
+            ..default()
+        },
         ..default()
     }
 }
@@ -102,7 +54,7 @@ fn without_collision_avoidance_head_on_agents_run_into_each_other() {
     // The default: separation alone acts too late and straight back, so they pass through
     // each other.
     for (plugin, space) in planes() {
-        let met = meet(plugin, Vec3::ZERO, FlockWeights::default());
+        let met = meet(plugin, Vec3::ZERO, FlockTuning::default());
         assert!(
             met.closest < 0.35,
             "{space}: {} apart without prediction",

@@ -127,7 +127,6 @@ fn a_creature_walks_round_a_wall_to_a_target_behind_it() {
 
 #[test]
 fn two_creatures_meeting_head_on_pass_without_overlapping() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
     let tuning = FlockTuning {
         weights: FlockWeights {
             collision_avoidance: 1.0,
@@ -136,34 +135,11 @@ fn two_creatures_meeting_head_on_pass_without_overlapping() {
         limits: creature_limits(),
         ..default()
     };
-    let starts = [Vec3::new(-15.0, 0.0, 0.0), Vec3::new(15.0, 0.0, 0.0)];
-    let creatures: Vec<Entity> = starts
-        .iter()
-        .map(|&start| {
-            let flock = spawn_flock(&mut app, tuning);
-            app.world_mut()
-                .spawn((
-                    Agent,
-                    InFlock(flock),
-                    Transform::from_translation(start),
-                    Velocity(-start.normalize() * 4.0),
-                    Target::Point(-start * 1.5),
-                ))
-                .id()
-        })
-        .collect();
-    let mut closest = f32::INFINITY;
-    for _ in 0..12 * 64 {
-        run_ticks(&mut app, 1);
-        let [a, b] = [creatures[0], creatures[1]]
-            .map(|c| app.world().get::<Transform>(c).unwrap().translation);
-        closest = closest.min(a.distance(b));
-    }
-    let [a, b] =
-        [creatures[0], creatures[1]].map(|c| app.world().get::<Transform>(c).unwrap().translation);
-    assert!(a.x > 15.0 && b.x < -15.0, "not past each other: {a}, {b}");
+    let met = meet(FlockingPlugin::default().planar(), Vec3::ZERO, tuning);
+    assert!(met.both_past, "they did not get past each other");
     assert!(
-        closest >= Perception::default().collision_distance,
-        "their centres came {closest} apart"
+        met.closest >= Perception::default().collision_distance,
+        "their centres came {} apart",
+        met.closest
     );
 }

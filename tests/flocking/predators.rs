@@ -6,10 +6,9 @@ use bevy_flock::prelude::*;
 
 use crate::support::*;
 
-#[test]
-fn agents_flee_a_predator_within_its_radius_and_ignore_it_beyond() {
+/// An app on the plane whose default flock only flees.
+fn fleeing_app() -> App {
     let mut app = create_test_app(FlockingPlugin::default().planar());
-    // Only fleeing acts.
     tune_default_flock(
         &mut app,
         FlockTuning {
@@ -20,6 +19,12 @@ fn agents_flee_a_predator_within_its_radius_and_ignore_it_beyond() {
             ..default()
         },
     );
+    app
+}
+
+#[test]
+fn agents_flee_a_predator_within_its_radius_and_ignore_it_beyond() {
+    let mut app = fleeing_app();
     app.world_mut()
         .spawn((Predator { radius: 6.0 }, Transform::default()));
     let starts = [
@@ -124,17 +129,7 @@ fn pursuit_aims_ahead_and_catches_a_crossing_quarry_sooner_than_seeking() {
 /// `Velocity` of 4 along x (it stays put for the test; the agent evades where it would be),
 /// without it only its place counts (the agent flees).
 fn off_the_path(show_velocity: bool) -> f32 {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
-    tune_default_flock(
-        &mut app,
-        FlockTuning {
-            weights: FlockWeights {
-                flee: 1.0,
-                ..no_weights()
-            },
-            ..default()
-        },
-    );
+    let mut app = fleeing_app();
     let mut predator = app.world_mut().spawn((
         Predator { radius: 6.0 },
         Transform::from_xyz(-4.0, 0.0, 0.0),

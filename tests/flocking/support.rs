@@ -153,3 +153,50 @@ pub fn spread(points: &[Vec3]) -> f32 {
         / points.len() as f32)
         .sqrt()
 }
+
+/// How two agents meeting went: the closest their centres came, and whether each got past the
+/// other's starting point.
+pub struct Meeting {
+    pub closest: f32,
+    pub both_past: bool,
+}
+
+/// Two agents start 40 apart, `lateral` off each other's line, each seeking a point beyond the
+/// other's start at speed 5, each in its own flock with `tuning` (so only separation and
+/// collision avoidance act between them), for 12 seconds.
+pub fn meet(plugin: FlockingPlugin, lateral: Vec3, tuning: FlockTuning) -> Meeting {
+    let mut app = create_test_app(plugin);
+    let starts = [
+        Vec3::new(-20.0, 0.0, 0.0),
+        Vec3::new(20.0, 0.0, 0.0) + lateral,
+    ];
+    let agents: Vec<Entity> = starts
+        .iter()
+        .map(|&start| {
+            let flock = spawn_flock(&mut app, tuning);
+            let goal = Vec3::new(-start.x * 1.5, start.y, start.z);
+            app.world_mut()
+                .spawn((
+                    Agent,
+                    InFlock(flock),
+                    Transform::from_translation(start),
+                    Velocity((goal - start).normalize() * 5.0),
+                    Target::Point(goal),
+                ))
+                .id()
+        })
+        .collect();
+    let mut closest = f32::INFINITY;
+    for _ in 0..12 * 64 {
+        run_ticks(&mut app, 1);
+        let [a, b] = [agents[0], agents[1]]
+            .map(|agent| app.world().get::<Transform>(agent).unwrap().translation);
+        closest = closest.min(a.distance(b));
+    }
+    let [a, b] = [agents[0], agents[1]]
+        .map(|agent| app.world().get::<Transform>(agent).unwrap().translation);
+    Meeting {
+        closest,
+        both_past: a.x > 20.0 && b.x < -20.0,
+    }
+}
