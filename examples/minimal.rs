@@ -5,13 +5,15 @@
 //! Keys: `G` toggles velocity gizmos, `P` shows one bird's perception radii, `Space` pauses.
 //!
 //! Set `BEVY_FLOCK_CAPTURE=FRAMES:PATH` to save a screenshot to `PATH` after `FRAMES` frames
-//! and exit (how CI and the docs take their pictures).
+//! and exit (how CI and the docs take their pictures; see `support/capture.rs`).
 
 use std::f32::consts::FRAC_PI_2;
 
 use bevy::prelude::*;
-use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy_flock::prelude::*;
+
+#[path = "support/capture.rs"]
+mod capture;
 
 /// Half the size of the box the birds fly in.
 const HALF_BOX: f32 = 25.0;
@@ -26,9 +28,13 @@ fn main() {
             }),
             ..default()
         }))
-        .add_plugins((FlockingPlugin::default(), FlockGizmosPlugin))
+        .add_plugins((
+            FlockingPlugin::default(),
+            FlockGizmosPlugin,
+            capture::CapturePlugin,
+        ))
         .add_systems(Startup, setup)
-        .add_systems(Update, (orbit_camera, show_metrics, handle_keys, capture))
+        .add_systems(Update, (orbit_camera, show_metrics, handle_keys))
         .run();
 }
 
@@ -197,25 +203,5 @@ fn handle_keys(
         } else {
             time.pause();
         }
-    }
-}
-
-/// Saves a screenshot and exits when `BEVY_FLOCK_CAPTURE=FRAMES:PATH` is set.
-fn capture(mut commands: Commands, mut frame: Local<u32>, mut exit: MessageWriter<AppExit>) {
-    let Ok(spec) = std::env::var("BEVY_FLOCK_CAPTURE") else {
-        return;
-    };
-    let Some((frames, path)) = spec.split_once(':') else {
-        return;
-    };
-    let frames: u32 = frames.parse().unwrap_or(120);
-    *frame += 1;
-    if *frame == frames {
-        commands
-            .spawn(Screenshot::primary_window())
-            .observe(save_to_disk(std::path::PathBuf::from(path)));
-    }
-    if *frame == frames + 30 {
-        exit.write(AppExit::Success);
     }
 }
