@@ -133,6 +133,7 @@
 //! |---|---|
 //! | `bevy_gizmos` | `FlockGizmosPlugin`: velocity and perception radii drawn with gizmos |
 //! | `bevy_rapier3d` | `bevy_flock::rapier`: agents avoid bevy_rapier3d colliders marked `Obstacle::Collider` |
+//! | `presets` | `FlockPresetsPlugin`: flock tunings as `*.preset.ron` assets, applied through `UsePreset` and again when the file changes (hot reload with Bevy's `file_watcher`); six ship in `assets/presets/` |
 //! | `examples` | the render stack for the windowed examples (not needed by games) |
 //!
 //! # FAQ

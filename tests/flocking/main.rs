@@ -10,6 +10,7 @@ mod hostile;
 mod lab;
 mod obstacles;
 mod predators;
+mod presets;
 mod queries;
 mod rules;
 mod schedule;

@@ -10,6 +10,8 @@ pub mod diagnostics;
 #[cfg(feature = "bevy_gizmos")]
 mod gizmos;
 mod plugin;
+#[cfg(feature = "presets")]
+pub mod presets;
 mod simulation;
 mod tuning;
 
@@ -21,6 +23,8 @@ pub use diagnostics::{FlockMetrics, InputCorrected};
 #[cfg(feature = "bevy_gizmos")]
 pub use gizmos::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
 pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems};
+#[cfg(feature = "presets")]
+pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
 pub use simulation::{FlockSimulation, NearbyAgent};
 pub use tuning::{
     Boundary, FlockTuning, FlockWeights, ObstacleAvoidance, Perception, RuleStyle, SteeringLimits,
@@ -36,4 +40,6 @@ pub mod prelude {
     };
     #[cfg(feature = "bevy_gizmos")]
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
+    #[cfg(feature = "presets")]
+    pub use crate::{FlockPreset, FlockPresetsPlugin, UsePreset};
 }

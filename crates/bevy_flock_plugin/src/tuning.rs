@@ -9,6 +9,11 @@ use flock_core::{AgentParams, AvoidanceParams, Limits, SteeringStyle, Weights};
 /// the nearest clear direction within `fan_degrees` either side of its heading, and keeps it
 /// for `hold_seconds` while it stays clear.
 #[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serialize",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 #[reflect(Default, Debug, Clone, PartialEq)]
 pub struct ObstacleAvoidance {
     /// Radius of the cast ball: how much room an agent keeps.
@@ -54,6 +59,7 @@ impl From<ObstacleAvoidance> for AvoidanceParams {
 
 /// How each rule's raw vector becomes a steering force. See [`flock_core::SteeringStyle`].
 #[derive(Reflect, Default, Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 #[reflect(Default, Debug, Clone, PartialEq)]
 pub enum RuleStyle {
     /// The rule's vector is the force (metre-scale worlds; the Unity tutorial).
@@ -66,6 +72,11 @@ pub enum RuleStyle {
 /// Weights of the steering rules. On a [`Flock`](crate::Flock) entity they tune the flock; on
 /// an [`Agent`](crate::Agent) they override its flock's weights for that agent.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serialize",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 #[reflect(Component, Default, Debug, Clone, PartialEq)]
 pub struct FlockWeights {
     /// Push away from any agent inside the separation radius.
@@ -103,6 +114,11 @@ impl Default for FlockWeights {
 
 /// Speed and force limits. On a flock they tune the flock; on an agent they override it.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serialize",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 #[reflect(Component, Default, Debug, Clone, PartialEq)]
 pub struct SteeringLimits {
     /// Highest speed (units per second).
@@ -132,6 +148,11 @@ impl Default for SteeringLimits {
 
 /// What an agent sees. On a flock it tunes the flock; on an agent it overrides it.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serialize",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 #[reflect(Component, Default, Debug, Clone, PartialEq)]
 pub struct Perception {
     /// Agents within this distance are neighbours.
@@ -162,6 +183,7 @@ impl Default for Perception {
 
 /// The edge of the world. On a flock it applies to the flock; on an agent it overrides it.
 #[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 #[reflect(Component, Default, Debug, Clone, PartialEq)]
 pub enum Boundary {
     /// No edge.
@@ -203,6 +225,11 @@ impl Boundary {
 /// A flock's whole tuning as one bundle: spawn it with [`Flock`](crate::Flock), or insert it
 /// on a flock to apply a preset.
 #[derive(Bundle, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(
+    feature = "serialize",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 #[reflect(Default, Debug, Clone, PartialEq)]
 pub struct FlockTuning {
     /// Rule weights.
