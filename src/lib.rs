@@ -133,6 +133,7 @@
 //! |---|---|
 //! | `bevy_gizmos` | `FlockGizmosPlugin`: velocity and perception radii drawn with gizmos |
 //! | `bevy_rapier3d` | `bevy_flock::rapier`: agents avoid bevy_rapier3d colliders marked `Obstacle::Collider` |
+//! | `bevy_egui` | `bevy_flock::inspector`: an in-game panel to pick a flock, tune it live, apply and save presets, and plot its metrics |
 //! | `presets` | `FlockPresetsPlugin`: flock tunings as `*.preset.ron` assets, applied through `UsePreset` and again when the file changes (hot reload with Bevy's `file_watcher`); six ship in `assets/presets/` |
 //! | `examples` | the render stack for the windowed examples (not needed by games) |
 //!
@@ -151,6 +152,9 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+/// The in-game inspector panel (feature `bevy_egui`): [`inspector::FlockInspectorPlugin`].
+#[cfg(feature = "bevy_egui")]
+pub use bevy_flock_inspector as inspector;
 pub use bevy_flock_plugin::*;
 /// Obstacle avoidance against bevy_rapier3d colliders.
 #[cfg(feature = "bevy_rapier3d")]

@@ -1,0 +1,107 @@
+//! An in-game panel for `bevy_flock`, on bevy_egui: pick a flock, edit every tuning value
+//! live (the whole flock follows at once), apply or save presets, and watch polarisation,
+//! neighbours and step time plotted over the last seconds.
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use bevy_flock_inspector::FlockInspectorPlugin;
+//! use bevy_flock_plugin::prelude::*;
+//!
+//! App::new()
+//!     .add_plugins((DefaultPlugins, FlockingPlugin::default(), FlockInspectorPlugin))
+//!     .run();
+//! ```
+//!
+//! The panel lists the presets in `assets/presets/` (see
+//! [`FlockPreset`]) and saves new ones there. Most games use it
+//! through the `bevy_flock` facade's `bevy_egui` feature, which also turns on this crate's
+//! `render` feature so that the panel is drawn.
+
+mod history;
+mod panel;
+
+use std::path::PathBuf;
+
+use bevy::asset::LoadedFolder;
+use bevy::asset::io::file::FileAssetReader;
+use bevy::prelude::*;
+use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
+use bevy_flock_plugin::{FlockMetrics, FlockPreset, FlockPresetsPlugin};
+
+/// The bevy_egui this panel is built on, for games that draw egui windows of their own.
+pub use bevy_egui;
+pub use history::{MetricsHistory, MetricsSample};
+
+/// Adds the panel (and bevy_egui's `EguiPlugin` and the presets plugin, if the app has none).
+pub struct FlockInspectorPlugin;
+
+impl Plugin for FlockInspectorPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<EguiPlugin>() {
+            app.add_plugins(EguiPlugin::default());
+        }
+        if !app.is_plugin_added::<FlockPresetsPlugin>() {
+            app.add_plugins(FlockPresetsPlugin);
+        }
+        app.init_resource::<FlockInspector>()
+            .init_resource::<MetricsHistory>()
+            .add_systems(Startup, list_presets)
+            .add_systems(Update, record_metrics)
+            .add_systems(EguiPrimaryContextPass, panel::draw_panel);
+    }
+}
+
+/// The panel's state; change it from game code to open, close or point the panel.
+#[derive(Resource)]
+pub struct FlockInspector {
+    /// Whether the panel is shown.
+    pub open: bool,
+    /// The flock being edited; `None` edits the default flock.
+    pub selected: Option<Entity>,
+    /// The folder under the asset root that holds the presets, listed and saved to.
+    pub preset_folder: String,
+    /// Where the asset root is on disk, for saving presets: Bevy's default `assets` folder
+    /// unless the game's `AssetPlugin::file_path` says otherwise.
+    pub asset_root: PathBuf,
+    /// Name typed for the next saved preset.
+    new_preset_name: String,
+    /// What the last save did, for the panel.
+    save_status: Option<Result<String, String>>,
+    /// The preset folder, loaded at start-up (and again when it changes, with hot reload).
+    folder: Option<Handle<LoadedFolder>>,
+    /// Presets saved since, until the folder lists them.
+    saved: Vec<Handle<FlockPreset>>,
+}
+
+impl Default for FlockInspector {
+    fn default() -> Self {
+        Self {
+            open: true,
+            selected: None,
+            preset_folder: "presets".into(),
+            asset_root: FileAssetReader::get_base_path().join("assets"),
+            new_preset_name: "my_flock".into(),
+            save_status: None,
+            folder: None,
+            saved: Vec::new(),
+        }
+    }
+}
+
+fn list_presets(mut inspector: ResMut<FlockInspector>, server: Res<AssetServer>) {
+    let folder = inspector.preset_folder.clone();
+    inspector.folder = Some(server.load_folder(folder));
+}
+
+fn record_metrics(
+    time: Res<Time<Real>>,
+    metrics: Res<FlockMetrics>,
+    mut history: ResMut<MetricsHistory>,
+) {
+    history.record(MetricsSample {
+        seconds: time.elapsed_secs_f64(),
+        polarisation: metrics.polarisation,
+        mean_neighbours: metrics.mean_neighbours,
+        step_ms: metrics.step_time.as_secs_f32() * 1000.0,
+    });
+}
