@@ -14,6 +14,9 @@ frames="${FRAMES:-120}"
 # A blank or black window compresses to a few kilobytes; a rendered scene to far more.
 smallest_png=20000
 
+# Assets (presets) are found under the repository root, not next to the binary.
+export BEVY_ASSET_ROOT="$PWD"
+
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 cargo build --features examples --examples --locked
@@ -23,12 +26,19 @@ for source in examples/*.rs; do
     shot="$out/$name.png"
     rm -f "$shot"
     echo "run-examples: $name for $frames frames"
+    log="$out/$name.log"
+    status=0
     BEVY_FLOCK_CAPTURE="$frames:$shot" timeout 300 \
-        xvfb-run -a -s "-screen 0 1280x720x24" "$CARGO_TARGET_DIR/debug/examples/$name" 2>&1 \
-        | grep -E "ERROR|panicked|captured" || true
-    status=${PIPESTATUS[0]}
+        xvfb-run -a -s "-screen 0 1280x720x24" "$CARGO_TARGET_DIR/debug/examples/$name" \
+        >"$log" 2>&1 || status=$?
+    grep -E "ERROR|WARN.*bevy_flock|panicked|captured" "$log" || true
     if ((status != 0)); then
-        echo "run-examples: $name exited with status $status" >&2
+        echo "run-examples: $name exited with status $status; its log is $log" >&2
+        exit 1
+    fi
+    # Errors from the crate or the example itself (a preset that did not load, say) fail too.
+    if grep -E "ERROR.*(bevy_flock|$name)" "$log" >/dev/null; then
+        echo "run-examples: $name logged errors; its log is $log" >&2
         exit 1
     fi
     size=$(stat -c %s "$shot" 2>/dev/null || echo 0)
