@@ -24,9 +24,11 @@
 //! It prints a table and writes `BENCHMARKS.md` and `benchmarks.svg` in the current directory.
 //! `-- --only kernel --agents 100000 --space 3d` runs one case, without writing the report;
 //! `-- --only avoidance` runs the obstacle avoidance cases alone (see the `avoidance` module).
+//! `-- --only lab` runs the flocking lab's scene alone (see the `lab` module).
 //! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
 
 mod avoidance;
+mod lab;
 mod soak;
 
 use std::fmt::Write as _;
@@ -88,6 +90,12 @@ fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(if quick { 1 } else { 5 });
 
+    if only.as_deref() == Some("lab") {
+        for row in lab::measure(ticks, rounds) {
+            println!("{}", row.line());
+        }
+        return;
+    }
     if only.as_deref() == Some("avoidance") {
         for row in avoidance::measure(ticks, rounds) {
             println!("{}", row.line());
@@ -156,8 +164,15 @@ fn main() {
     for row in &avoidance_rows {
         println!("{}", row.line());
     }
-    let report =
-        report(&rows, ticks, rounds) + "\n" + &avoidance::section(&avoidance_rows, ticks, rounds);
+    let lab_rows = lab::measure(ticks, rounds);
+    for row in &lab_rows {
+        println!("{}", row.line());
+    }
+    let report = report(&rows, ticks, rounds)
+        + "\n"
+        + &avoidance::section(&avoidance_rows, ticks, rounds)
+        + "\n"
+        + &lab::section(&lab_rows, ticks, rounds);
     std::fs::write("BENCHMARKS.md", &report).expect("write BENCHMARKS.md");
     plot(&rows, "benchmarks.svg");
     println!("\nwrote BENCHMARKS.md and benchmarks.svg");
