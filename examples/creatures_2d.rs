@@ -1,8 +1,7 @@
 //! Seed 004's creatures on a 2D field: they chase a ring that follows the mouse (and roams
-//! while the mouse rests), turn at a
-//! limited rotation speed instead of snapping round, and steer round walls, boxes and circles
-//! (a ball cast ahead; a chosen detour is kept for the cooldown). Two blue creatures shuttle
-//! head on along the bottom and pass each other.
+//! while the mouse rests), turn at a limited rotation speed instead of snapping round, and
+//! steer round walls, boxes and circles (a ball cast ahead; a chosen detour is kept for the
+//! cooldown). Two blue creatures shuttle head on along the bottom and pass each other.
 //!
 //! Run with `cargo run --features examples --example creatures_2d`.
 //! Buttons (or keys): `C` turns the avoidance cooldown on and off, `R` cycles the rotation
