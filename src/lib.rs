@@ -119,6 +119,17 @@
 //!     );
 //! ```
 //!
+//! # Presets and the inspector
+//!
+//! With the `presets` feature, add `FlockPresetsPlugin` and give a flock
+//! `UsePreset(asset_server.load("presets/fish.preset.ron"))`: the file's weights, limits and
+//! perception tune the flock as soon as it loads and again whenever it changes (with Bevy's
+//! `file_watcher` feature). A file that does not parse, or misspells a field, is logged once
+//! and listed in `PresetLoadErrors`; the flock keeps its values. With the `bevy_egui`
+//! feature, `inspector::FlockInspectorPlugin` adds a panel that edits any flock live, applies
+//! and saves presets, and plots polarisation and neighbours; `examples/birds_3d.rs` shows
+//! both.
+//!
 //! # Diagnostics
 //!
 //! [`FlockMetrics`] holds this tick's polarisation (order parameter), mean neighbours per
