@@ -114,7 +114,7 @@ pub fn section(rows: &[LabRow], ticks: usize, rounds: usize) -> String {
          {WARM_UP_TICKS} ticks (15 s) until they have flocked, then medians of {rounds} \
          interleaved rounds of {ticks} ticks. At 64 ticks a second the simulation takes the \
          share of each second shown; the rest is the game's and the renderer's.\n\n\
-         | boids | tick ms | ms per second of play | share of a core | neighbours each | polarisation |\n\
+         | boids | tick ms | ms per second of play | share of wall time | neighbours each | polarisation |\n\
          |---:|---:|---:|---:|---:|---:|"
     );
     for r in rows {
