@@ -23,6 +23,8 @@ use bevy_rapier3d::prelude::{Collider, NoUserData, RapierPhysicsPlugin};
 
 #[path = "support/capture.rs"]
 mod capture;
+#[path = "support/random.rs"]
+mod random;
 
 const DEFAULT_BIRDS: usize = 2_000;
 /// Half the width of the airspace; birds keep between the ground and [`CEILING`].
@@ -154,13 +156,7 @@ fn setup(
         double_sided: true,
         ..default()
     });
-    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut unit = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 40) as f32 / (1u64 << 24) as f32
-    };
+    let mut unit = random::unit_generator(0x9e37_79b9_7f4a_7c15);
     for _ in 0..birds.0 {
         let position = Vec3::new(
             (unit() - 0.5) * 80.0,

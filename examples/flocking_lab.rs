@@ -18,6 +18,8 @@ use bevy_flock::prelude::*;
 mod button;
 #[path = "support/capture.rs"]
 mod capture;
+#[path = "support/random.rs"]
+mod random;
 #[path = "support/slider.rs"]
 mod slider;
 
@@ -280,13 +282,7 @@ fn setup(
         Vec2::new(-4.0, -3.5),
     ));
     // Seed 002's start: boids scattered over the field, random headings at the lab's speed.
-    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-    let mut unit = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 40) as f32 / (1u64 << 24) as f32
-    };
+    let mut unit = random::unit_generator(0x2545_f491_4f6c_dd1d);
     for _ in 0..boids.0 {
         let position = (Vec2::new(unit(), unit()) * 2.0 - 1.0) * HALF_FIELD;
         let angle = unit() * std::f32::consts::TAU;

@@ -1,0 +1,12 @@
+//! Seeded random numbers for the examples' starting positions, so every run starts alike.
+
+/// Numbers uniform in `0..1` from `seed` (xorshift64; `seed` must not be zero).
+pub fn unit_generator(seed: u64) -> impl FnMut() -> f32 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
