@@ -282,9 +282,12 @@ fn save_preset(
         .save(&inspector.asset_root.join(&asset_path))
         .map_err(|error| format!("could not save {asset_path}: {error}"))?;
     info!("saved preset {asset_path}");
-    let handle = server.load(asset_path.clone());
-    server.reload(asset_path.clone());
-    inspector.saved.push(handle);
+    // A preset saved over one already loaded is read again; a new one is loaded once.
+    if server.get_handle::<FlockPreset>(&asset_path).is_some() {
+        server.reload(asset_path.clone());
+    } else {
+        inspector.saved.push(server.load(asset_path.clone()));
+    }
     Ok(asset_path)
 }
 
