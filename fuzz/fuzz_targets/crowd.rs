@@ -8,8 +8,9 @@ use arbitrary::Unstructured;
 use flock_core::glam::Quat;
 use flock_core::glam::Vec3;
 use flock_core::{
-    AgentInput, AgentParams, AvoidanceHold, AvoidanceParams, Boundary, Crowd, Limits, ParamsId,
-    Perception, Predator, ScopedThreads, Shape, Space, SteeringStyle, Weights,
+    AgentInput, AgentParams, AvoidanceHold, AvoidanceParams, Blending, Boundary, Crowd, Leader,
+    LevelOfDetail, Limits, ParamsId, Perception, Predator, ScopedThreads, Shape, Space,
+    SteeringStyle, Weights,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -27,10 +28,19 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
             collision_avoidance: u.arbitrary()?,
             flee: u.arbitrary()?,
             noise: u.arbitrary()?,
+            leader: u.arbitrary()?,
+            flow: u.arbitrary()?,
+            wander: u.arbitrary()?,
+            wander_rate: u.arbitrary()?,
             style: if u.arbitrary()? {
                 SteeringStyle::DesiredVelocity
             } else {
                 SteeringStyle::Vector
+            },
+            blending: if u.arbitrary()? {
+                Blending::Prioritised
+            } else {
+                Blending::WeightedSum
             },
         },
         limits: Limits {
@@ -39,6 +49,7 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
             max_force: u.arbitrary()?,
             arrival_radius: u.arbitrary()?,
             max_turn_rate: u.arbitrary()?,
+            reach_radius: u.arbitrary()?,
         },
         perception: Perception {
             neighbour_radius: u.arbitrary()?,
@@ -145,6 +156,28 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             };
             crowd.set_avoidance_hold(i, Some(hold));
         }
+        if u.ratio(1, 4)? {
+            let leader = Leader {
+                position: vec3(u)?,
+                velocity: vec3(u)?,
+                distance: u.arbitrary()?,
+            };
+            crowd.set_leader(i, Some(leader));
+        }
+        if u.ratio(1, 4)? {
+            crowd.set_flow(i, vec3(u)?);
+        }
+        if u.ratio(1, 4)? {
+            crowd.set_wander_direction(i, vec3(u)?);
+            crowd.set_last_force(i, Some(vec3(u)?));
+        }
+    }
+    if u.arbitrary()? {
+        crowd.set_level_of_detail(Some(LevelOfDetail {
+            focus: vec3(u)?,
+            near_radius: u.arbitrary()?,
+            interval: u.arbitrary()?,
+        }));
     }
     let threads = ScopedThreads(u.int_in_range(1..=3)?);
     for _ in 0..u.int_in_range(1..=3)? {

@@ -1,6 +1,7 @@
 //! Headless behaviour tests of the plugin: each one measures what a rule should do.
 
 mod bad_input;
+mod behaviours;
 mod boundaries;
 mod collisions;
 mod creatures;

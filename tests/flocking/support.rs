@@ -107,7 +107,10 @@ pub fn no_weights() -> FlockWeights {
         collision_avoidance: 0.0,
         flee: 0.0,
         noise: 0.0,
-        style: RuleStyle::Vector,
+        leader: 0.0,
+        flow: 0.0,
+        wander: 0.0,
+        ..FlockWeights::default()
     }
 }
 

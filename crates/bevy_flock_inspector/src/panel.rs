@@ -5,9 +5,9 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
 use bevy_flock_plugin::{
-    Agent, Boundary, DefaultFlock, Flock, FlockMembers, FlockMetrics, FlockPreset, FlockWeights,
-    FlockingConfig, InFlock, ObstacleAvoidance, Perception, PresetLoadErrors, RuleStyle,
-    SteeringLimits, UsePreset,
+    Agent, BlendMode, Boundary, DefaultFlock, Flock, FlockMembers, FlockMetrics, FlockPreset,
+    FlockWeights, FlockingConfig, InFlock, LevelOfDetail, ObstacleAvoidance, Perception,
+    PresetLoadErrors, RuleStyle, SteeringLimits, UsePreset,
 };
 use egui_plot::{Line, Plot};
 
@@ -142,6 +142,13 @@ pub(crate) fn draw_panel(
             });
             if avoidance != config.avoidance {
                 config.avoidance = avoidance;
+            }
+            let mut detail = config.level_of_detail;
+            egui::CollapsingHeader::new("Level of detail (every flock)").show(ui, |ui| {
+                detail_view(ui, &mut detail);
+            });
+            if detail != config.level_of_detail {
+                config.level_of_detail = detail;
             }
         });
     inspector.open = open;
@@ -316,6 +323,16 @@ fn tuning_view(
                 "noise (rad per tick)",
                 std::f32::consts::PI,
             );
+            weight(ui, &mut w.leader, "leader", 5.0);
+            weight(ui, &mut w.flow, "flow", 5.0);
+            weight(ui, &mut w.wander, "wander", 5.0);
+            weight(ui, &mut w.wander_rate, "wander rate (rad per sqrt s)", 10.0);
+            egui::ComboBox::from_label("blending")
+                .selected_text(format!("{:?}", w.blending))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut w.blending, BlendMode::WeightedSum, "WeightedSum");
+                    ui.selectable_value(&mut w.blending, BlendMode::Prioritised, "Prioritised");
+                });
             egui::ComboBox::from_label("rule style")
                 .selected_text(format!("{:?}", w.style))
                 .show_ui(ui, |ui| {
@@ -335,6 +352,7 @@ fn tuning_view(
             amount(ui, &mut l.max_force, "max force");
             amount(ui, &mut l.arrival_radius, "arrival radius");
             optional(ui, &mut l.max_turn_rate, "turn rate limit (deg/s)", 180.0);
+            amount(ui, &mut l.reach_radius, "reach radius");
         });
     egui::CollapsingHeader::new("Perception")
         .default_open(true)
@@ -441,6 +459,20 @@ fn avoidance_view(ui: &mut egui::Ui, avoidance: &mut ObstacleAvoidance) {
     amount(ui, &mut avoidance.max_look_ahead, "look-ahead at max speed");
     ui.add(egui::Slider::new(&mut avoidance.fan_degrees, 0.0..=180.0).text("fan (deg)"));
     ui.add(egui::Slider::new(&mut avoidance.hold_seconds, 0.0..=2.0).text("hold (s)"));
+}
+
+/// Level of detail on or off, and its settings when on (it needs a `DetailFocus` entity).
+fn detail_view(ui: &mut egui::Ui, detail: &mut Option<LevelOfDetail>) {
+    let mut on = detail.is_some();
+    ui.checkbox(&mut on, "far agents update less often");
+    match (on, detail.as_mut()) {
+        (true, Some(d)) => {
+            amount(ui, &mut d.near_radius, "full detail within");
+            ui.add(egui::Slider::new(&mut d.interval, 1..=16).text("far agents every n ticks"));
+        }
+        (true, None) => *detail = Some(LevelOfDetail::default()),
+        (false, _) => *detail = None,
+    }
 }
 
 #[cfg(test)]

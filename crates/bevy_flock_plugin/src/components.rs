@@ -68,7 +68,75 @@ pub struct SteeringState {
     pub held_direction: Vec3,
     /// Seconds it keeps `held_direction` for.
     pub hold_left: f32,
+    /// Where its wander point is (unit length), or zero before it first wandered (see
+    /// [`FlockWeights::wander`](crate::FlockWeights)).
+    pub wander: Vec3,
+    /// The steering force it last computed, kept while
+    /// [`FlockingConfig::level_of_detail`](crate::FlockingConfig) is on: far agents steer with
+    /// it between updates.
+    pub last_force: Option<Vec3>,
+    /// Whether it is at its target: set when it comes within
+    /// [`SteeringLimits::reach_radius`](crate::SteeringLimits) (with a [`TargetReached`]
+    /// event), cleared when it is beyond its arrival radius (and twice the reach radius) again
+    /// or has no target.
+    pub at_target: bool,
 }
+
+/// Makes an agent follow another entity (Reynolds' leader following, weighted by
+/// [`FlockWeights::leader`](crate::FlockWeights)): it keeps station `distance` behind the
+/// leader, matching its velocity, and steps out of the path ahead of it (a corridor half
+/// `distance` wide either side). The leader can be any entity with a transform; with a
+/// [`Velocity`] (an agent has one) its heading decides where "behind" is, else the follower
+/// just keeps the distance.
+///
+/// When the leader is despawned, the follower gets a [`LeaderLost`] event and this component
+/// is removed.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
+pub struct FollowLeader {
+    /// The entity to follow.
+    pub leader: Entity,
+    /// How far behind it to keep station.
+    pub distance: f32,
+}
+
+impl FollowLeader {
+    /// Follows `leader` at `distance` behind.
+    pub fn new(leader: Entity, distance: f32) -> Self {
+        Self { leader, distance }
+    }
+}
+
+/// Triggered on an agent when it comes within its
+/// [`SteeringLimits::reach_radius`](crate::SteeringLimits) of its [`Target`], once per arrival
+/// (again only after it has been beyond its arrival radius and twice the reach radius, or
+/// its target changed to none and back: overshooting and settling is one arrival). Observe it on the agent or globally, e.g. to give the agent its next waypoint or
+/// switch its behaviour.
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq)]
+pub struct TargetReached {
+    /// The agent.
+    pub entity: Entity,
+    /// Where the target was.
+    pub target: Vec3,
+}
+
+/// Triggered on an agent whose [`FollowLeader`] leader no longer exists; the component is
+/// removed, so this comes once.
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeaderLost {
+    /// The follower.
+    pub entity: Entity,
+    /// The leader it lost.
+    pub leader: Entity,
+}
+
+/// Marks the entity (usually the camera) that level of detail keeps detail around: see
+/// [`FlockingConfig::level_of_detail`](crate::FlockingConfig). With several, the first found
+/// counts; with none, every agent updates every tick.
+#[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq, Eq)]
+#[require(Transform)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct DetailFocus;
 
 /// Marks a flock: an entity whose tuning components are shared by all its members.
 ///

@@ -7,36 +7,43 @@
 pub mod backend;
 mod components;
 pub mod diagnostics;
+mod flow;
 #[cfg(feature = "bevy_gizmos")]
 mod gizmos;
 mod plugin;
 #[cfg(feature = "presets")]
 pub mod presets;
 mod simulation;
+mod states;
 mod tuning;
 
 pub use backend::{BuiltInObstacles, ObstacleBackend, ObstacleBackendAppExt};
 pub use components::{
-    Agent, Flock, FlockMembers, InFlock, Obstacle, Predator, SteeringState, Target, Velocity,
+    Agent, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock, LeaderLost, Obstacle, Predator,
+    SteeringState, Target, TargetReached, Velocity,
 };
 pub use diagnostics::{FlockMetrics, InputCorrected};
+pub use flow::FlowField;
 #[cfg(feature = "bevy_gizmos")]
 pub use gizmos::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
-pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems};
+pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems, LevelOfDetail};
 #[cfg(feature = "presets")]
 pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
 pub use simulation::{FlockSimulation, NearbyAgent};
+pub use states::BehaviourStates;
 pub use tuning::{
-    Boundary, FlockTuning, FlockWeights, ObstacleAvoidance, Perception, RuleStyle, SteeringLimits,
+    BlendMode, Boundary, FlockTuning, FlockWeights, ObstacleAvoidance, Perception, RuleStyle,
+    SteeringLimits,
 };
 
 /// The types most games need: `use bevy_flock_plugin::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Agent, Boundary, DefaultFlock, Flock, FlockMetrics, FlockSimulation, FlockTuning,
-        FlockWeights, FlockingConfig, FlockingPlugin, FlockingSystems, InFlock, NearbyAgent,
+        Agent, BehaviourStates, BlendMode, Boundary, DefaultFlock, DetailFocus, Flock,
+        FlockMetrics, FlockSimulation, FlockTuning, FlockWeights, FlockingConfig, FlockingPlugin,
+        FlockingSystems, FlowField, FollowLeader, InFlock, LeaderLost, LevelOfDetail, NearbyAgent,
         Obstacle, ObstacleAvoidance, Perception, Predator, RuleStyle, SteeringLimits, Target,
-        Velocity,
+        TargetReached, Velocity,
     };
     #[cfg(feature = "bevy_gizmos")]
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};

@@ -101,9 +101,12 @@ pub struct FlockingConfig {
     pub parallel_chunk_size: usize,
     /// How agents look ahead for [`Obstacle`]s.
     pub avoidance: ObstacleAvoidance,
-    /// Seed of the random noise ([`FlockWeights::noise`]): the same seed, spawn order and
-    /// ticks give the same run. Default 0.
+    /// Seed of the random noise ([`FlockWeights::noise`]) and wander: the same seed, spawn
+    /// order and ticks give the same run. Default 0.
     pub seed: u64,
+    /// Level of detail around the [`DetailFocus`] entity (the camera), or `None` (the
+    /// default) to update every agent every tick.
+    pub level_of_detail: Option<LevelOfDetail>,
     /// Read-only: 3D or the XY plane, chosen with [`FlockingPlugin::planar`].
     #[reflect(ignore)]
     pub(crate) space: Space,
@@ -124,7 +127,33 @@ impl Default for FlockingConfig {
             parallel_chunk_size: 1024,
             avoidance: ObstacleAvoidance::default(),
             seed: 0,
+            level_of_detail: None,
             space: Space::Volume,
+        }
+    }
+}
+
+/// Level of detail for large crowds (seed 000's last step): agents further than
+/// `near_radius` from the [`DetailFocus`] entity compute their steering only every
+/// `interval`-th tick, staggered so that each tick updates an even share of them; in between
+/// they keep steering with the force they last computed and still move every tick, so they
+/// move smoothly. The force pass, the costly part of a tick, then does roughly
+/// `near + far / interval` agents' work.
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Default, Debug, Clone, PartialEq)]
+pub struct LevelOfDetail {
+    /// Agents within this distance of the focus update every tick.
+    pub near_radius: f32,
+    /// Far agents update once every this many ticks (0 counts as 1).
+    pub interval: u32,
+}
+
+impl Default for LevelOfDetail {
+    /// Full detail within 50 units; far agents every 4th tick.
+    fn default() -> Self {
+        Self {
+            near_radius: 50.0,
+            interval: 4,
         }
     }
 }
@@ -146,6 +175,12 @@ impl Plugin for FlockingPlugin {
             .register_type::<FlockMembers>()
             .register_type::<Obstacle>()
             .register_type::<Predator>()
+            .register_type::<FollowLeader>()
+            .register_type::<FlowField>()
+            .register_type::<DetailFocus>()
+            .register_type::<LevelOfDetail>()
+            .register_type::<BlendMode>()
+            .register_type::<BehaviourStates>()
             .register_type::<FlockWeights>()
             .register_type::<SteeringLimits>()
             .register_type::<Perception>()
@@ -190,6 +225,7 @@ impl Plugin for FlockingPlugin {
             self.schedule,
             (
                 (
+                    crate::states::apply_behaviour_states,
                     simulation::extract_agents,
                     simulation::extract_obstacles,
                     simulation::extract_predators,

@@ -10,9 +10,11 @@ use bevy::platform::collections::HashSet;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
+use std::sync::Mutex;
+
 use flock_core::{
-    AgentInput, AgentParams, AvoidanceHold, AvoidanceParams, ChunkExecutor, Crowd, ParamsId, Shape,
-    Space,
+    AgentInput, AgentParams, AvoidanceHold, AvoidanceParams, ChunkExecutor, Crowd, Leader,
+    ParamsId, Shape, Space,
 };
 
 use crate::backend::{ObstacleBackend, ObstacleBackends};
@@ -148,6 +150,19 @@ impl FlockSimulation {
         self.k_nearest(point, 1, filter).into_iter().next()
     }
 
+    /// Feeds `entity` the flow to steer along this tick, weighted by
+    /// [`FlockWeights::flow`]: the way to go, as a vector whose length (cut to 1) is the
+    /// fraction of max speed asked for; it replaces what its flock's [`FlowField`] gave. The
+    /// hook for a path follower or a flow of the game's own: call it after
+    /// [`FlockingSystems::NeighbourLookup`] and before [`FlockingSystems::ForceAccumulation`].
+    /// Non-finite flows are ignored. Returns whether `entity` is an agent this tick.
+    pub fn set_flow(&mut self, entity: Entity, flow: Vec3) -> bool {
+        match self.index_of(entity) {
+            Some(i) => self.crowd.set_flow(i, flow),
+            None => false,
+        }
+    }
+
     /// Adds `force` (an acceleration) to `entity`'s steering for this tick; the sum is still
     /// limited to the agent's max force. Non-finite forces are ignored. Returns whether
     /// `entity` is an agent this tick.
@@ -172,6 +187,7 @@ pub(crate) struct AgentData {
     limits: Option<&'static SteeringLimits>,
     perception: Option<&'static Perception>,
     boundary: Option<&'static Boundary>,
+    follow: Option<&'static FollowLeader>,
 }
 
 type FlockData = (
@@ -180,6 +196,7 @@ type FlockData = (
     &'static SteeringLimits,
     &'static Perception,
     &'static Boundary,
+    Option<&'static FlowField>,
 );
 
 /// A flock's number in the kernel and its parameter set, with its tuning for agents that
@@ -188,8 +205,13 @@ struct FlockEntry<'a> {
     number: u32,
     params: ParamsId,
     parts: TuningParts<'a>,
+    flow: Option<&'a FlowField>,
 }
 
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system's parameters: what it reads of the world"
+)]
 pub(crate) fn extract_agents(
     mut sim: ResMut<FlockSimulation>,
     config: Res<FlockingConfig>,
@@ -197,6 +219,8 @@ pub(crate) fn extract_agents(
     flocks: Query<FlockData, With<Flock>>,
     agents: Query<AgentData, With<Agent>>,
     targets: Query<(&GlobalTransform, Option<&Velocity>)>,
+    focus: Query<&GlobalTransform, With<DetailFocus>>,
+    mut commands: Commands,
     mut reporter: Reporter,
 ) {
     let started = Instant::now();
@@ -204,11 +228,19 @@ pub(crate) fn extract_agents(
     sim.crowd.clear();
     sim.crowd.set_space(config.space);
     sim.crowd.set_seed(config.seed);
+    let detail = config.level_of_detail.zip(focus.iter().next());
+    sim.crowd
+        .set_level_of_detail(detail.map(|(lod, focus)| flock_core::LevelOfDetail {
+            focus: focus.translation(),
+            near_radius: lod.near_radius,
+            interval: lod.interval,
+        }));
     sim.entities.clear();
     sim.flock_entities.clear();
 
     let mut flock_entries = EntityHashMap::default();
-    for (number, (entity, weights, limits, perception, boundary)) in flocks.iter().enumerate() {
+    for (number, (entity, weights, limits, perception, boundary, flow)) in flocks.iter().enumerate()
+    {
         let parts = TuningParts {
             weights,
             limits,
@@ -220,12 +252,23 @@ pub(crate) fn extract_agents(
         let params = sim.crowd.add_params(params);
         sim.flock_entities.push(entity);
         let number = number as u32;
+        let flow = flow.filter(|field| {
+            field.is_valid() || {
+                reporter.warn_once(
+                    entity,
+                    "flow field",
+                    "has a flow field with a cell size that is not positive and finite, or a non-finite origin; its agents ignore it",
+                );
+                false
+            }
+        });
         flock_entries.insert(
             entity,
             FlockEntry {
                 number,
                 params,
                 parts,
+                flow,
             },
         );
     }
@@ -330,6 +373,46 @@ pub(crate) fn extract_agents(
         reporter.report(agent.entity, &corrections);
 
         let i = sim.crowd.push(input);
+        if let Some(follow) = agent.follow {
+            match targets.get(follow.leader) {
+                Ok((transform, velocity)) => {
+                    let leader = Leader {
+                        position: transform.translation(),
+                        velocity: velocity.map_or(Vec3::ZERO, |v| v.0),
+                        distance: follow.distance,
+                    };
+                    if !sim.crowd.set_leader(i, Some(leader)) {
+                        reporter.warn_once(
+                            agent.entity,
+                            "leader",
+                            &format!(
+                                "follows {} at distance {} from {} moving at {}; a distance must be finite and not negative, and the leader's position and velocity finite, so it is not followed",
+                                follow.leader, follow.distance, leader.position, leader.velocity
+                            ),
+                        );
+                    }
+                }
+                Err(_) => {
+                    commands.entity(agent.entity).remove::<FollowLeader>();
+                    commands.trigger(LeaderLost {
+                        entity: agent.entity,
+                        leader: follow.leader,
+                    });
+                }
+            }
+        }
+        if let Some(flow) = entry
+            .and_then(|e| e.flow)
+            .and_then(|f| f.sample(input.position))
+        {
+            sim.crowd.set_flow(i, flow);
+        }
+        if agent.state.wander != Vec3::ZERO {
+            sim.crowd.set_wander_direction(i, agent.state.wander);
+        }
+        if agent.state.last_force.is_some() {
+            sim.crowd.set_last_force(i, agent.state.last_force);
+        }
         if agent.state.hold_left > 0.0 {
             sim.crowd.set_avoidance_hold(
                 i,
@@ -530,6 +613,7 @@ pub(crate) fn integrate<B: ObstacleBackend>(
     backend: StaticSystemParam<B::Param>,
     time: Res<Time>,
     mut agents: Query<(Entity, &mut Transform, &mut Velocity, &mut SteeringState), With<Agent>>,
+    mut commands: Commands,
     mut warned_long_frame: Local<bool>,
 ) {
     let started = Instant::now();
@@ -554,6 +638,7 @@ pub(crate) fn integrate<B: ObstacleBackend>(
     // Each agent's write-back is independent: spread it over the compute task pool.
     let (orient, space) = (config.orient_to_velocity, config.space);
     let sim_ref = &*sim;
+    let arrivals = Mutex::new(Vec::new());
     agents
         .par_iter_mut()
         .for_each(|(entity, mut transform, mut velocity, mut state)| {
@@ -565,11 +650,31 @@ pub(crate) fn integrate<B: ObstacleBackend>(
             transform.translation = position;
             velocity.0 = sim_ref.crowd.velocity(i);
             let hold = sim_ref.crowd.avoidance_hold(i);
+            let at_target = match sim_ref.crowd.target(i) {
+                Some(target) if sim_ref.crowd.has_reached_target(i) => {
+                    if !state.at_target {
+                        let mut arrivals = arrivals.lock().unwrap_or_else(|e| e.into_inner());
+                        arrivals.push(TargetReached { entity, target });
+                    }
+                    true
+                }
+                // It leaves only beyond its arrival radius (or twice the reach radius): an
+                // agent that overshoots and settles, or settles on the edge, arrives once.
+                Some(target) => {
+                    let limits = sim_ref.crowd.params_of(i).limits;
+                    let leaving = limits.arrival_radius.max(2.0 * limits.reach_radius);
+                    state.at_target && position.distance(target) <= leaving
+                }
+                None => false,
+            };
             *state = SteeringState {
                 heading,
                 last_valid_position: position,
                 held_direction: hold.map_or(Vec3::ZERO, |h| h.direction),
                 hold_left: hold.map_or(0.0, |h| h.seconds_left),
+                wander: sim_ref.crowd.wander_direction(i),
+                last_force: sim_ref.crowd.last_force(i),
+                at_target,
             };
             if orient && heading != Vec3::ZERO {
                 transform.rotation = match space {
@@ -578,5 +683,11 @@ pub(crate) fn integrate<B: ObstacleBackend>(
                 };
             }
         });
+    let mut arrivals = arrivals.into_inner().unwrap_or_else(|e| e.into_inner());
+    // In a fixed order, whatever the threads did.
+    arrivals.sort_unstable_by_key(|a| a.entity);
+    for arrival in arrivals {
+        commands.trigger(arrival);
+    }
     sim.step_time += started.elapsed();
 }

@@ -1,7 +1,7 @@
 //! Per-flock tuning components, overridable per agent, and presets.
 
 use bevy::prelude::*;
-use flock_core::{AgentParams, AvoidanceParams, Limits, SteeringStyle, Weights};
+use flock_core::{AgentParams, AvoidanceParams, Blending, Limits, SteeringStyle, Weights};
 
 /// How agents look ahead for [`Obstacle`](crate::Obstacle)s (seed 000's sphere cast): a ball
 /// of `cast_radius` cast along the heading as far as a look-ahead that grows with speed, from
@@ -69,6 +69,21 @@ pub enum RuleStyle {
     DesiredVelocity,
 }
 
+/// How an agent's behaviours share its max force. See [`flock_core::Blending`].
+#[derive(Reflect, Default, Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
+#[reflect(Default, Debug, Clone, PartialEq)]
+pub enum BlendMode {
+    /// Fleeing and sidestepping first; the other behaviours weighted and summed into what is
+    /// left. Every behaviour always counts a little.
+    #[default]
+    WeightedSum,
+    /// Reynolds' prioritised allocation: flee, sidestep, separation, walls, leader, target,
+    /// flow, alignment, cohesion, wander, each taking what it needs of what is left of the
+    /// max force. Under a tight budget the urgent ones win.
+    Prioritised,
+}
+
 /// Weights of the steering rules. On a [`Flock`](crate::Flock) entity they tune the flock; on
 /// an [`Agent`](crate::Agent) they override its flock's weights for that agent.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
@@ -100,13 +115,26 @@ pub struct FlockWeights {
     /// angle up to η / 2 either way, seeded by [`FlockingConfig::seed`](crate::FlockingConfig). With
     /// alignment alone and `min_speed` equal to `max_speed`, Vicsek's model. Zero: none.
     pub noise: f32,
+    /// Follow the agent's [`FollowLeader`](crate::FollowLeader): keep station behind the
+    /// leader, matching its velocity, and step out of the path ahead of it.
+    pub leader: f32,
+    /// Steer along the flock's [`FlowField`](crate::FlowField), or the flow game code feeds
+    /// with [`FlockSimulation::set_flow`](crate::FlockSimulation::set_flow).
+    pub flow: f32,
+    /// Wander: smooth random changes of heading (Reynolds), seeded by
+    /// [`FlockingConfig::seed`](crate::FlockingConfig).
+    pub wander: f32,
+    /// How fast the wander point drifts, in radians per square root of a second.
+    pub wander_rate: f32,
     /// How rule vectors become forces.
     pub style: RuleStyle,
+    /// How the behaviours share the max force.
+    pub blending: BlendMode,
 }
 
 impl Default for FlockWeights {
     /// Separation 1.8, alignment 1.0, cohesion 0.9, target 0.6, collision avoidance off,
-    /// flee 1, no noise.
+    /// flee 1, no noise, leader 1, flow 1, no wander (rate 2), weighted sum.
     fn default() -> Self {
         Weights::default().into()
     }
@@ -137,10 +165,14 @@ pub struct SteeringLimits {
     /// heading drives the motion, as for seed 004's creatures: steering picks the way, the
     /// heading turns toward it at most this fast, and the agent moves along its heading.
     pub max_turn_rate: Option<f32>,
+    /// Within this distance of its [`Target`](crate::Target) an agent has reached it: it gets a
+    /// [`TargetReached`](crate::TargetReached) event.
+    pub reach_radius: f32,
 }
 
 impl Default for SteeringLimits {
-    /// Max speed 5, min speed 0, max force 8, arrival radius 3, turning at once.
+    /// Max speed 5, min speed 0, max force 8, arrival radius 3, turning at once, reach radius
+    /// 0.5.
     fn default() -> Self {
         Limits::default().into()
     }
@@ -260,6 +292,7 @@ impl FlockTuning {
                 flee: 1.0,
                 noise: 0.0,
                 style: RuleStyle::DesiredVelocity,
+                ..FlockWeights::default()
             },
             limits: SteeringLimits {
                 max_speed,
@@ -267,6 +300,7 @@ impl FlockTuning {
                 max_force: max_speed / 30.0 * 60.0,
                 arrival_radius: 50.0,
                 max_turn_rate: None,
+                reach_radius: 10.0,
             },
             perception: Perception {
                 neighbour_radius: 50.0,
@@ -291,9 +325,17 @@ impl From<Weights> for FlockWeights {
             collision_avoidance: w.collision_avoidance,
             flee: w.flee,
             noise: w.noise,
+            leader: w.leader,
+            flow: w.flow,
+            wander: w.wander,
+            wander_rate: w.wander_rate,
             style: match w.style {
                 SteeringStyle::Vector => RuleStyle::Vector,
                 SteeringStyle::DesiredVelocity => RuleStyle::DesiredVelocity,
+            },
+            blending: match w.blending {
+                Blending::WeightedSum => BlendMode::WeightedSum,
+                Blending::Prioritised => BlendMode::Prioritised,
             },
         }
     }
@@ -309,9 +351,17 @@ impl From<FlockWeights> for Weights {
             collision_avoidance: w.collision_avoidance,
             flee: w.flee,
             noise: w.noise,
+            leader: w.leader,
+            flow: w.flow,
+            wander: w.wander,
+            wander_rate: w.wander_rate,
             style: match w.style {
                 RuleStyle::Vector => SteeringStyle::Vector,
                 RuleStyle::DesiredVelocity => SteeringStyle::DesiredVelocity,
+            },
+            blending: match w.blending {
+                BlendMode::WeightedSum => Blending::WeightedSum,
+                BlendMode::Prioritised => Blending::Prioritised,
             },
         }
     }
@@ -325,6 +375,7 @@ impl From<Limits> for SteeringLimits {
             max_force: l.max_force,
             arrival_radius: l.arrival_radius,
             max_turn_rate: l.max_turn_rate,
+            reach_radius: l.reach_radius,
         }
     }
 }
@@ -337,6 +388,7 @@ impl From<SteeringLimits> for Limits {
             max_force: l.max_force,
             arrival_radius: l.arrival_radius,
             max_turn_rate: l.max_turn_rate,
+            reach_radius: l.reach_radius,
         }
     }
 }

@@ -14,7 +14,9 @@ use crate::obstacles::{
     Avoidance, AvoidanceHold, AvoidanceParams, CastHit, ObstacleQuery, ObstacleSet, Shape,
     avoidance_direction, rotation,
 };
-use crate::params::{AgentParams, Boundary, Checker, Correction, Prepared, SteeringStyle, Value};
+use crate::params::{
+    AgentParams, Blending, Boundary, Checker, Correction, Prepared, SteeringStyle, Value,
+};
 use crate::{Metrics, Space};
 /// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
 /// range, then keeps the nearest `k`: the work per agent stays bounded even if every agent
@@ -150,6 +152,62 @@ pub struct Crowd {
     seed: u64,
     /// Integrations so far; with the seed and the agent's index it picks the noise.
     tick: u64,
+    /// By agent index: the leader each agent follows this tick (see
+    /// [`set_leader`](Self::set_leader)); empty until one is set.
+    leaders: Vec<Option<Leader>>,
+    /// By agent index: the flow fed to each agent this tick (see [`set_flow`](Self::set_flow));
+    /// empty until one is set.
+    flows: Vec<Vec3>,
+    /// By agent index: where each agent's wander point is, as a unit direction (zero until
+    /// first drawn); empty until an agent wanders.
+    wanders: Vec<Vec3>,
+    /// Level of detail, if on (see [`set_level_of_detail`](Self::set_level_of_detail)).
+    detail: Option<LevelOfDetail>,
+    /// By agent index: the steering force each agent last computed, kept while level of detail
+    /// is on.
+    last_forces: Vec<Option<Vec3>>,
+}
+
+/// An agent to follow (see [`Weights::leader`](crate::Weights::leader)), as one follower sees
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Leader {
+    /// Where it is.
+    pub position: Vec3,
+    /// How it moves.
+    pub velocity: Vec3,
+    /// How far behind it the follower keeps station. Followers also keep out of the path
+    /// ahead of it: a corridor half this wide either side, reaching this far plus one second
+    /// of the leader's travel ahead.
+    pub distance: f32,
+}
+
+impl Leader {
+    /// Whether every value is finite and the distance not negative.
+    pub fn is_valid(&self) -> bool {
+        self.position.is_finite()
+            && self.velocity.is_finite()
+            && self.distance.is_finite()
+            && self.distance >= 0.0
+    }
+}
+
+/// How far ahead of a leader, in seconds of its travel beyond [`Leader::distance`], followers
+/// keep out of its path.
+const LEADER_PATH_SECONDS: f32 = 1.0;
+
+/// Level of detail (seed 000's last step: agents far away update less often). Agents further
+/// than `near_radius` from `focus` compute their steering only every `interval`-th tick,
+/// staggered by agent index so that the work is spread evenly over the ticks; in between they
+/// keep steering with the force they last computed, and still move every tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LevelOfDetail {
+    /// The point detail is kept around (the camera).
+    pub focus: Vec3,
+    /// Agents within this distance of the focus update every tick.
+    pub near_radius: f32,
+    /// Far agents compute their steering once every this many ticks (1: every tick).
+    pub interval: u32,
 }
 
 /// A threat agents flee (see [`Weights::flee`](crate::Weights::flee)): every agent within
@@ -179,6 +237,85 @@ impl Predator {
             && self.radius > 0.0
             && self.radius <= crate::LARGEST_PARAMETER
     }
+}
+
+/// How far ahead of an agent, in units of the wander sphere's radius, the sphere is: the
+/// wander point turns the agent up to 30 degrees off its way.
+const WANDER_DISTANCE: f32 = 2.0;
+/// Mixed into the seed for the wander draws, so that they are not the noise's.
+const WANDER_STREAM: u64 = 0x5741_4E44_4552_0001;
+
+/// The steering behaviours, in the order [`Blending::Prioritised`] serves them.
+#[derive(Clone, Copy)]
+enum Behaviour {
+    Flee,
+    Sidestep,
+    Separation,
+    Walls,
+    LeaderPath,
+    Leader,
+    Target,
+    Flow,
+    Alignment,
+    Cohesion,
+    Wander,
+}
+
+impl Behaviour {
+    const COUNT: usize = 11;
+    /// Served first under either blending.
+    const URGENT: [Self; 2] = [Self::Flee, Self::Sidestep];
+    /// The order the weighted sum adds the rest in.
+    const SUMMED: [Self; 9] = [
+        Self::Separation,
+        Self::Alignment,
+        Self::Cohesion,
+        Self::Target,
+        Self::Walls,
+        Self::LeaderPath,
+        Self::Leader,
+        Self::Flow,
+        Self::Wander,
+    ];
+}
+
+/// [`Blending::WeightedSum`] of the weighted `forces`: the urgent ones first, up to
+/// `max_force`; the sum of the rest gets what they leave.
+fn weighted_sum(forces: &[Vec3; Behaviour::COUNT], max_force: f32) -> Vec3 {
+    let mut total = Vec3::ZERO;
+    for behaviour in Behaviour::SUMMED {
+        total += forces[behaviour as usize];
+    }
+    let mut urgent = Vec3::ZERO;
+    for behaviour in Behaviour::URGENT {
+        urgent += forces[behaviour as usize];
+    }
+    if urgent == Vec3::ZERO {
+        return total;
+    }
+    let urgent = limit_length(urgent, max_force);
+    let remaining = (max_force - length(urgent)).max(0.0);
+    urgent + limit_length(total, remaining)
+}
+
+/// [`Blending::Prioritised`] allocation of the weighted `forces`: each in priority order takes
+/// what it needs of what is left of `max_force`; the first that does not fit gets the rest.
+fn prioritised(forces: &[Vec3; Behaviour::COUNT], max_force: f32) -> Vec3 {
+    let mut total = Vec3::ZERO;
+    let mut left = max_force;
+    for &force in forces {
+        if force == Vec3::ZERO {
+            continue;
+        }
+        let needed = length(force);
+        if needed <= left {
+            total += force;
+            left -= needed;
+        } else {
+            return total + force * (left / needed);
+        }
+    }
+    total
 }
 
 /// A predicted collision counts as head on when the other agent's offset leans off the
@@ -215,6 +352,101 @@ impl Crowd {
         self.holding = false;
         self.forces.clear();
         self.forces_pending = false;
+        self.leaders.clear();
+        self.flows.clear();
+        self.wanders.clear();
+        self.last_forces.clear();
+    }
+
+    /// Sets the leader agent `i` follows this tick (see
+    /// [`Weights::leader`](crate::Weights::leader)), or none. An invalid one (see
+    /// [`Leader::is_valid`]) is dropped; returns whether the leader was kept.
+    pub fn set_leader(&mut self, i: usize, leader: Option<Leader>) -> bool {
+        let leader = leader.filter(Leader::is_valid).map(|l| Leader {
+            position: self.flat(l.position),
+            velocity: self.flat(l.velocity),
+            ..l
+        });
+        if i < self.len() && (leader.is_some() || i < self.leaders.len()) {
+            self.leaders.resize(self.len(), None);
+            self.leaders[i] = leader;
+        }
+        leader.is_some()
+    }
+
+    /// Feeds agent `i` the flow at its position this tick (see
+    /// [`Weights::flow`](crate::Weights::flow)): the way to go, as a vector whose length
+    /// (cut to 1) is the fraction of max speed asked for. A game samples its flow field or
+    /// path there. A non-finite vector is ignored; returns whether it was kept.
+    pub fn set_flow(&mut self, i: usize, flow: Vec3) -> bool {
+        if i >= self.len() || !flow.is_finite() {
+            return false;
+        }
+        self.flows.resize(self.len(), Vec3::ZERO);
+        self.flows[i] = limit_length(self.flat(flow), 1.0);
+        true
+    }
+
+    /// Where agent `i`'s wander point is, as a unit direction, or zero before it first
+    /// wandered.
+    pub fn wander_direction(&self, i: usize) -> Vec3 {
+        self.wanders.get(i).copied().unwrap_or(Vec3::ZERO)
+    }
+
+    /// Restores agent `i`'s wander point (for a crowd rebuilt every tick, as the plugin's is);
+    /// a zero or non-finite direction starts afresh.
+    pub fn set_wander_direction(&mut self, i: usize, direction: Vec3) {
+        if i < self.len() {
+            self.wanders.resize(self.len(), Vec3::ZERO);
+            self.wanders[i] = unit(self.flat(direction)).unwrap_or(Vec3::ZERO);
+        }
+    }
+
+    /// Switches level of detail on or off. An interval of 0 counts as 1; a non-finite focus or
+    /// radius switches it off.
+    pub fn set_level_of_detail(&mut self, detail: Option<LevelOfDetail>) {
+        self.detail = detail
+            .filter(|d| d.focus.is_finite() && d.near_radius.is_finite())
+            .map(|d| LevelOfDetail {
+                interval: d.interval.max(1),
+                ..d
+            });
+        if self.detail.is_none() {
+            self.last_forces.clear();
+        }
+    }
+
+    /// The steering force agent `i` last computed, kept while level of detail is on.
+    pub fn last_force(&self, i: usize) -> Option<Vec3> {
+        self.last_forces.get(i).copied().flatten()
+    }
+
+    /// Restores the steering force agent `i` last computed (for a crowd rebuilt every tick):
+    /// under level of detail, a far agent steers with it until its next update. A non-finite
+    /// force is dropped (the agent then updates this tick).
+    pub fn set_last_force(&mut self, i: usize, force: Option<Vec3>) {
+        let force = force.filter(|f| f.is_finite());
+        if i < self.len() && (force.is_some() || i < self.last_forces.len()) {
+            self.last_forces.resize(self.len(), None);
+            self.last_forces[i] = force;
+        }
+    }
+
+    /// How many agents kept their last force instead of computing one in the last force pass
+    /// (level of detail).
+    pub fn reused_forces(&self) -> usize {
+        self.results.iter().filter(|r| r.reused).count()
+    }
+
+    /// Agent `i`'s target, if it has one.
+    pub fn target(&self, i: usize) -> Option<Vec3> {
+        self.targets[i]
+    }
+
+    /// Whether agent `i` has a target within its [`Limits::reach_radius`](crate::Limits).
+    pub fn has_reached_target(&self, i: usize) -> bool {
+        let reach = self.params_of(i).limits.reach_radius;
+        self.targets[i].is_some_and(|t| length(self.bodies[i].position - t) <= reach)
     }
 
     /// Adds a parameter set for agents to use. Values are sanitised first (see
@@ -405,6 +637,9 @@ impl Crowd {
         if self.gathered.len() != n {
             self.build_index_on(executor);
         }
+        if self.wanders.len() != n && self.params.iter().any(|p| p.params.weights.wander != 0.0) {
+            self.wanders.resize(n, Vec3::ZERO);
+        }
         let mut results = core::mem::take(&mut self.results);
         results.clear();
         results.resize(n, SlotResult::default());
@@ -426,6 +661,15 @@ impl Crowd {
         let mut seam_stencil = Vec::new();
         for (k, result) in out.iter_mut().enumerate() {
             let agent = self.slot_agent(first_slot + k);
+            if let Some(force) = self.reused_force(&agent) {
+                *result = SlotResult {
+                    force,
+                    neighbours: 0,
+                    nearest_sq: f32::INFINITY,
+                    reused: true,
+                };
+                continue;
+            }
             let cell = self.grid.cell_of(agent.position);
             if stencil_cell != Some(cell) {
                 self.grid.stencil(cell, self.space, &mut stencil);
@@ -436,8 +680,22 @@ impl Crowd {
                 force: self.steering(&agent, &scan),
                 neighbours: scan.count,
                 nearest_sq: scan.nearest_sq,
+                reused: false,
             };
         }
+    }
+
+    /// The force `agent` keeps this tick instead of computing one, under level of detail: far
+    /// from the focus, off its turn, and with a force from before.
+    fn reused_force(&self, agent: &SlotAgent) -> Option<Vec3> {
+        let detail = self.detail?;
+        let on_turn =
+            (self.tick.wrapping_add(agent.index as u64)).is_multiple_of(u64::from(detail.interval));
+        let near_sq = detail.near_radius * detail.near_radius;
+        if on_turn || agent.position.distance_squared(detail.focus) <= near_sq {
+            return None;
+        }
+        self.last_forces.get(agent.index).copied().flatten()
     }
 
     /// The agent in sorted `slot`, as the force pass reads it.
@@ -778,6 +1036,8 @@ impl Crowd {
         images
     }
 
+    /// The agent's steering force: each behaviour's force, weighted, then blended as its
+    /// [`Blending`] says.
     fn steering(&self, agent: &SlotAgent, scan: &Scan) -> Vec3 {
         let params = &agent.params.params;
         let (w, limits) = (params.weights, params.limits);
@@ -793,17 +1053,24 @@ impl Crowd {
             limit_length(force, limits.max_force)
         };
 
-        let mut total = Vec3::ZERO;
+        let mut forces = [Vec3::ZERO; Behaviour::COUNT];
+        let mut set = |behaviour: Behaviour, force: Vec3| forces[behaviour as usize] = force;
         if scan.separation != Vec3::ZERO {
-            total += rule(scan.separation) * w.separation;
+            set(Behaviour::Separation, rule(scan.separation) * w.separation);
         }
         if scan.mates > 0 {
             let inv = 1.0 / scan.mates as f32;
-            total += rule(scan.velocity_sum * inv - v) * w.alignment;
-            total += rule(scan.offset_sum * inv) * w.cohesion;
+            set(
+                Behaviour::Alignment,
+                rule(scan.velocity_sum * inv - v) * w.alignment,
+            );
+            set(
+                Behaviour::Cohesion,
+                rule(scan.offset_sum * inv) * w.cohesion,
+            );
         }
         if let Some(target) = agent.target {
-            total += seek(p, v, target, &limits) * w.target;
+            set(Behaviour::Target, seek(p, v, target, &limits) * w.target);
         }
         if let Boundary::Walls {
             min,
@@ -817,23 +1084,130 @@ impl Crowd {
                 - (p - (max - margin)).max(Vec3::ZERO))
                 / margin;
             let inward = inward.clamp(Vec3::NEG_ONE, Vec3::ONE);
-            total += self.flat(inward) * limits.max_force * weight;
+            set(
+                Behaviour::Walls,
+                self.flat(inward) * limits.max_force * weight,
+            );
         }
-        // Urgent needs are served first, from the max force: fleeing, then a predicted
-        // collision; the rules share the rest.
-        let mut urgent = Vec3::ZERO;
         if w.flee != 0.0 && !self.predators.is_empty() {
-            urgent += self.flee(agent) * w.flee;
+            set(Behaviour::Flee, self.flee(agent) * w.flee);
         }
         if let Some(threat) = scan.threat {
-            urgent += self.sidestep(agent, threat) * w.collision_avoidance;
+            set(
+                Behaviour::Sidestep,
+                self.sidestep(agent, threat) * w.collision_avoidance,
+            );
         }
-        if urgent != Vec3::ZERO {
-            let urgent = limit_length(urgent, limits.max_force);
-            let remaining = (limits.max_force - length(urgent)).max(0.0);
-            total = urgent + limit_length(total, remaining);
+        if w.leader != 0.0
+            && let Some(leader) = self.leaders.get(agent.index).copied().flatten()
+        {
+            let (clear_path, keep_station) = self.follow(agent, &leader);
+            set(Behaviour::LeaderPath, clear_path * w.leader);
+            set(Behaviour::Leader, keep_station * w.leader);
         }
+        if w.flow != 0.0
+            && let Some(&flow) = self.flows.get(agent.index)
+            && flow != Vec3::ZERO
+        {
+            let force = limit_length(flow * limits.max_speed - v, limits.max_force);
+            set(Behaviour::Flow, force * w.flow);
+        }
+        if w.wander != 0.0 {
+            set(Behaviour::Wander, self.wander(agent) * w.wander);
+        }
+
+        let total = match w.blending {
+            Blending::WeightedSum => weighted_sum(&forces, limits.max_force),
+            Blending::Prioritised => prioritised(&forces, limits.max_force),
+        };
         if total.is_finite() { total } else { Vec3::ZERO }
+    }
+
+    /// The forces that make `agent` follow `leader`: one that steps it sideways out of the
+    /// corridor ahead of a moving leader (the stronger the nearer its middle), and one that
+    /// brings it to the station `leader.distance` behind, matching the leader's velocity and
+    /// slowing inside the arrival radius as it nears the station.
+    fn follow(&self, agent: &SlotAgent, leader: &Leader) -> (Vec3, Vec3) {
+        let limits = agent.params.params.limits;
+        let (p, v) = (agent.position, agent.velocity);
+        let offset = self.flat(p - leader.position);
+        let (clear_path, behind) = match unit(leader.velocity) {
+            Some(ahead) => {
+                let along = offset.dot(ahead);
+                let across = offset - ahead * along;
+                let half_width = leader.distance * 0.5;
+                let reach = leader.distance + length(leader.velocity) * LEADER_PATH_SECONDS;
+                let in_path = along > 0.0 && along < reach && length(across) < half_width;
+                let clear_path = if in_path {
+                    let aside = unit(across).unwrap_or_else(|| self.right_of(ahead));
+                    aside * limits.max_force * (1.0 - length(across) / half_width)
+                } else {
+                    Vec3::ZERO
+                };
+                (clear_path, ahead * -leader.distance)
+            }
+            // A leader at rest: keep the distance, on whichever side the follower is.
+            None => (
+                Vec3::ZERO,
+                unit(offset).unwrap_or(Vec3::ZERO) * leader.distance,
+            ),
+        };
+        let to_station = self.flat(leader.position + behind - p);
+        let distance = length(to_station);
+        let approach = if distance < limits.arrival_radius {
+            limits.max_speed * distance / limits.arrival_radius
+        } else {
+            limits.max_speed
+        };
+        let desired = limit_length(
+            leader.velocity + unit(to_station).unwrap_or(Vec3::ZERO) * approach,
+            limits.max_speed,
+        );
+        (clear_path, limit_length(desired - v, limits.max_force))
+    }
+
+    /// The force toward `agent`'s wander point: on a unit sphere two units ahead of it, at
+    /// the agent's wander direction (which integration moves at random).
+    fn wander(&self, agent: &SlotAgent) -> Vec3 {
+        let limits = agent.params.params.limits;
+        let around = self.wander_point(agent.index);
+        let ahead = unit(self.flat(agent.velocity))
+            .or_else(|| unit(agent.heading))
+            .unwrap_or(Vec3::ZERO);
+        match unit(self.flat(ahead * WANDER_DISTANCE + around)) {
+            Some(dir) => limit_length(dir * limits.max_speed - agent.velocity, limits.max_force),
+            None => Vec3::ZERO,
+        }
+    }
+
+    /// Agent `i`'s wander direction, drawn at random (from the seed and its index) before it
+    /// has one.
+    fn wander_point(&self, i: usize) -> Vec3 {
+        match self.wanders.get(i) {
+            Some(&w) if w != Vec3::ZERO => w,
+            _ => {
+                let mut draw = NoiseDraw::new(self.seed ^ WANDER_STREAM, u64::MAX, i);
+                unit(self.flat(draw.in_cube())).unwrap_or(Vec3::X)
+            }
+        }
+    }
+
+    /// Moves every wandering agent's wander point one random step, of `rate * sqrt(dt)` at
+    /// most along each axis, back onto the sphere.
+    fn drift_wander_points(&mut self, dt: f32) {
+        if self.wanders.is_empty() {
+            return;
+        }
+        for i in 0..self.len() {
+            let w = self.params_of(i).weights;
+            if w.wander == 0.0 {
+                continue;
+            }
+            let mut draw = NoiseDraw::new(self.seed ^ WANDER_STREAM, self.tick, i);
+            let step = draw.in_cube() * w.wander_rate * dt.sqrt();
+            let current = self.wander_point(i);
+            self.wanders[i] = unit(self.flat(current + step)).unwrap_or(current);
+        }
     }
 
     /// The force that runs `agent` from the predators within their radius (Reynolds' flee,
@@ -923,6 +1297,8 @@ impl Crowd {
             }
         });
         self.bodies = bodies;
+        self.keep_last_forces();
+        self.drift_wander_points(dt);
         self.tick = self.tick.wrapping_add(1);
         self.count_down_holds(dt);
         self.forces.fill(Vec3::ZERO);
@@ -991,6 +1367,18 @@ impl Crowd {
             Space::Volume => unit(heading.cross(Vec3::Y))
                 .or_else(|| unit(heading.any_orthonormal_vector()))
                 .unwrap_or(Vec3::X),
+        }
+    }
+
+    /// Under level of detail, keeps each agent's force of this tick's pass for the ticks it
+    /// skips.
+    fn keep_last_forces(&mut self) {
+        if self.detail.is_none() || !self.forces_pending {
+            return;
+        }
+        self.last_forces.resize(self.len(), None);
+        for (i, kept) in self.last_forces.iter_mut().enumerate() {
+            *kept = Some(self.results[self.grid.slots()[i] as usize].force);
         }
     }
 
@@ -1258,6 +1646,11 @@ impl Crowd {
         obstacles: &Layered,
     ) {
         let agent = self.slot_agent(slot);
+        if result.reused {
+            // Its kept force already holds its avoidance; so does its hold.
+            out.hold = self.holds.get(agent.index).copied().flatten();
+            return;
+        }
         if agent.heading == Vec3::ZERO {
             return;
         }
@@ -1338,7 +1731,8 @@ impl Crowd {
     }
 
     /// Measures the crowd: polarisation from the current headings, neighbour figures from the
-    /// last [`accumulate_forces`](Self::accumulate_forces).
+    /// last [`accumulate_forces`](Self::accumulate_forces) (over the agents that scanned, under
+    /// level of detail).
     pub fn metrics(&self) -> Metrics {
         let n = self.len();
         if n == 0 {
@@ -1346,10 +1740,15 @@ impl Crowd {
         }
         let heading_sum: Vec3 = self.bodies.iter().map(|b| b.heading).sum();
         let counted = self.results.len() == n;
-        let neighbours: u64 = if counted {
-            self.results.iter().map(|r| u64::from(r.neighbours)).sum()
+        let (neighbours, scanned) = if counted {
+            self.results
+                .iter()
+                .filter(|r| !r.reused)
+                .fold((0_u64, 0_usize), |(sum, count), r| {
+                    (sum + u64::from(r.neighbours), count + 1)
+                })
         } else {
-            0
+            (0, n)
         };
         let mut nearest_sum = 0.0_f64;
         let mut nearest_min = f32::INFINITY;
@@ -1370,7 +1769,7 @@ impl Crowd {
         Metrics {
             agents: n,
             polarisation: heading_sum.length() / n as f32,
-            mean_neighbours: neighbours as f32 / n as f32,
+            mean_neighbours: neighbours as f32 / scanned.max(1) as f32,
             mean_nearest_distance: (with_neighbour > 0)
                 .then(|| (nearest_sum / with_neighbour as f64) as f32),
             min_nearest_distance: (with_neighbour > 0).then_some(nearest_min),
@@ -1413,6 +1812,8 @@ struct SlotResult {
     force: Vec3,
     neighbours: u32,
     nearest_sq: f32,
+    /// Whether the agent kept its last force (level of detail) rather than compute one.
+    reused: bool,
 }
 
 /// One agent's outcome of the avoidance pass, in sorted-slot order.
@@ -1668,6 +2069,11 @@ struct NoiseDraw(u64);
 impl NoiseDraw {
     fn new(seed: u64, tick: u64, index: usize) -> Self {
         Self(seed ^ tick.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (index as u64).rotate_left(32))
+    }
+
+    /// Uniform in the cube from -1 to 1 on each axis.
+    fn in_cube(&mut self) -> Vec3 {
+        Vec3::new(self.unit(), self.unit(), self.unit()) * 2.0 - 1.0
     }
 
     /// Uniform in `0..1`.

@@ -33,7 +33,7 @@ mod lanes;
 mod obstacles;
 mod params;
 
-pub use crowd::{AgentInput, Crowd, LONGEST_LEAD, ParamsId, Predator};
+pub use crowd::{AgentInput, Crowd, LONGEST_LEAD, Leader, LevelOfDetail, ParamsId, Predator};
 pub use executor::{ChunkExecutor, ScopedThreads, Serial};
 pub use glam;
 pub use grid::UniformGrid;
@@ -42,8 +42,8 @@ pub use obstacles::{
     ObstacleSet, Shape, avoidance_direction,
 };
 pub use params::{
-    AgentParams, Boundary, Correction, LARGEST_PARAMETER, Limits, Perception, SteeringStyle, Value,
-    Weights,
+    AgentParams, Blending, Boundary, Correction, LARGEST_PARAMETER, Limits, Perception,
+    SteeringStyle, Value, Weights,
 };
 
 /// The space agents move in.

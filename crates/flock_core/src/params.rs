@@ -19,7 +19,23 @@ pub enum SteeringStyle {
     DesiredVelocity,
 }
 
-/// Weights of the steering rules in the weighted sum.
+/// How an agent's behaviours share its max force.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Blending {
+    /// Urgent needs (fleeing, a predicted collision) are served first; the other behaviours
+    /// are weighted, summed, and the sum is cut to what the urgent needs leave of the max
+    /// force. Every behaviour always counts a little, so none is ever starved, but under a
+    /// tight budget a strong pull (a target, cohesion) dilutes separation.
+    #[default]
+    WeightedSum,
+    /// Reynolds' prioritised acceleration allocation: in the order flee, sidestep,
+    /// separation, walls, leader, target, flow, alignment, cohesion, wander, each weighted
+    /// behaviour takes what it needs from what is left of the max force, until none is left.
+    /// Under a tight budget the urgent ones win and the later ones go without.
+    Prioritised,
+}
+
+/// Weights of the steering behaviours, and how they are blended.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Weights {
     /// Push away from agents inside the separation radius (any flock).
@@ -50,13 +66,30 @@ pub struct Weights {
     /// [`Crowd::set_seed`](crate::Crowd::set_seed)), so runs repeat. With alignment alone and
     /// a constant speed (`min_speed` equal to `max_speed`) this is Vicsek's model. Zero: none.
     pub noise: f32,
+    /// Follow the agent's leader (see [`Crowd::set_leader`](crate::Crowd::set_leader)): keep
+    /// station [`Leader::distance`](crate::Leader) behind it, matching its velocity, and step
+    /// sideways out of the path ahead of it.
+    pub leader: f32,
+    /// Steer along the flow a game feeds each agent (a flow field, a path; see
+    /// [`Crowd::set_flow`](crate::Crowd::set_flow)).
+    pub flow: f32,
+    /// Wander (Reynolds): steer toward a point that drifts at random round a sphere (a circle,
+    /// on the plane) ahead of the agent, so its heading changes smoothly and at random.
+    /// Seeded like the noise.
+    pub wander: f32,
+    /// How fast the wander point drifts, in radians per square root of a second (a random
+    /// walk: after `t` seconds it has moved about `wander_rate * sqrt(t)` round the sphere).
+    pub wander_rate: f32,
     /// How each rule's vector becomes a force.
     pub style: SteeringStyle,
+    /// How the behaviours share the max force.
+    pub blending: Blending,
 }
 
 impl Default for Weights {
     /// The Unity tutorial's weights: separation 1.8, alignment 1.0, cohesion 0.9, target 0.6;
-    /// collision avoidance off; flee 1; no noise.
+    /// collision avoidance off; flee 1; no noise; leader 1, flow 1; no wander (rate 2);
+    /// weighted sum.
     fn default() -> Self {
         Self {
             separation: 1.8,
@@ -66,7 +99,12 @@ impl Default for Weights {
             collision_avoidance: 0.0,
             flee: 1.0,
             noise: 0.0,
+            leader: 1.0,
+            flow: 1.0,
+            wander: 0.0,
+            wander_rate: 2.0,
             style: SteeringStyle::Vector,
+            blending: Blending::WeightedSum,
         }
     }
 }
@@ -87,11 +125,14 @@ pub struct Limits {
     /// where to go, the heading turns toward it at most this fast, and the agent moves along
     /// its heading. Only a surface it slides along turns it faster.
     pub max_turn_rate: Option<f32>,
+    /// Within this distance of its target the agent has reached it (see
+    /// [`Crowd::has_reached_target`](crate::Crowd::has_reached_target)).
+    pub reach_radius: f32,
 }
 
 impl Default for Limits {
     /// Max speed 5, min speed 0, max force 8 (the Unity tutorial), arrival radius 3, turning
-    /// at once.
+    /// at once, reach radius 0.5.
     fn default() -> Self {
         Self {
             max_speed: 5.0,
@@ -99,6 +140,7 @@ impl Default for Limits {
             max_force: 8.0,
             arrival_radius: 3.0,
             max_turn_rate: None,
+            reach_radius: 0.5,
         }
     }
 }
@@ -339,6 +381,10 @@ impl AgentParams {
         );
         check.finite("weights.flee", &mut w.flee, 0.0);
         check.non_negative("weights.noise", &mut w.noise, 0.0);
+        check.finite("weights.leader", &mut w.leader, 0.0);
+        check.finite("weights.flow", &mut w.flow, 0.0);
+        check.finite("weights.wander", &mut w.wander, 0.0);
+        check.non_negative("weights.wander_rate", &mut w.wander_rate, 0.0);
 
         let l = &mut self.limits;
         let d = defaults.limits;
@@ -355,6 +401,7 @@ impl AgentParams {
         }
         check.non_negative("limits.max_force", &mut l.max_force, d.max_force);
         check.non_negative("limits.arrival_radius", &mut l.arrival_radius, 0.0);
+        check.non_negative("limits.reach_radius", &mut l.reach_radius, d.reach_radius);
         if let Some(rate) = l.max_turn_rate
             && !(rate.is_finite() && rate >= 0.0)
         {

@@ -46,7 +46,8 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
         nasty_f32(),
         nasty_f32(),
         nasty_f32(),
-        (nasty_f32(), any::<bool>()),
+        (nasty_f32(), any::<bool>(), any::<bool>()),
+        (nasty_f32(), nasty_f32(), nasty_f32(), nasty_f32()),
     )
         .prop_map(
             |(
@@ -56,7 +57,8 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
                 target,
                 collision_avoidance,
                 flee,
-                (noise, desired),
+                (noise, desired, prioritised),
+                (leader, flow, wander, wander_rate),
             )| {
                 Weights {
                     separation,
@@ -66,10 +68,19 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
                     collision_avoidance,
                     flee,
                     noise,
+                    leader,
+                    flow,
+                    wander,
+                    wander_rate,
                     style: if desired {
                         SteeringStyle::DesiredVelocity
                     } else {
                         SteeringStyle::Vector
+                    },
+                    blending: if prioritised {
+                        Blending::Prioritised
+                    } else {
+                        Blending::WeightedSum
                     },
                 }
             },
@@ -80,14 +91,18 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
         nasty_f32(),
         nasty_f32(),
         proptest::option::of(nasty_f32()),
+        nasty_f32(),
     )
         .prop_map(
-            |(max_speed, min_speed, max_force, arrival_radius, max_turn_rate)| Limits {
-                max_speed,
-                min_speed,
-                max_force,
-                arrival_radius,
-                max_turn_rate,
+            |(max_speed, min_speed, max_force, arrival_radius, max_turn_rate, reach_radius)| {
+                Limits {
+                    max_speed,
+                    min_speed,
+                    max_force,
+                    arrival_radius,
+                    max_turn_rate,
+                    reach_radius,
+                }
             },
         );
     let perception = (
@@ -212,9 +227,19 @@ proptest! {
         extra_force in nasty_vec3(),
         threads in 1_usize..4,
         obstacles in proptest::collection::vec(nasty_shape(), 0..4),
+        leader in (nasty_vec3(), nasty_vec3(), nasty_f32()),
+        flow in nasty_vec3(),
+        detail in proptest::option::of((nasty_vec3(), nasty_f32(), 0_u32..4)),
     ) {
         let mut crowd = Crowd::new(space);
         crowd.set_obstacles(obstacles);
+        crowd.set_level_of_detail(detail.map(|(focus, near_radius, interval)| LevelOfDetail {
+            focus,
+            near_radius,
+            interval,
+        }));
+        let (position, velocity, distance) = leader;
+        let leader = Leader { position, velocity, distance };
         for p in params {
             crowd.add_params(p);
         }
@@ -227,6 +252,10 @@ proptest! {
         }
         assert_finite(&crowd);
         for dt in steps {
+            for i in (0..crowd.len()).step_by(2) {
+                crowd.set_leader(i, Some(leader));
+                crowd.set_flow(i + 1, flow);
+            }
             crowd.build_index_on(&ScopedThreads(threads));
             crowd.accumulate_forces_on(&ScopedThreads(threads));
             crowd.avoid_obstacles_on(&ScopedThreads(threads));

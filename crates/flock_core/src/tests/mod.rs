@@ -184,6 +184,7 @@ fn huge_values_stay_finite() {
             max_force: 1e30,
             arrival_radius: 1e30,
             max_turn_rate: Some(1e30),
+            reach_radius: 1e30,
         },
         ..Default::default()
     };
