@@ -105,7 +105,13 @@ fn setup(
     mut materials: ResMut<Assets<StandardMaterial>>,
     server: Res<AssetServer>,
     birds: Res<Birds>,
+    mut config: ResMut<FlockingConfig>,
 ) {
+    // Birds beyond the middle of the scene, as seen from the camera, steer every other tick.
+    config.level_of_detail = Some(LevelOfDetail {
+        near_radius: 90.0,
+        interval: 2,
+    });
     let flock = commands
         .spawn((
             Flock,
@@ -214,6 +220,7 @@ fn setup(
     });
     commands.spawn((
         Camera3d::default(),
+        DetailFocus,
         Orbit {
             yaw: 0.6,
             pitch: 0.35,

@@ -549,3 +549,117 @@ fn a_flock_switches_behaviour_states_without_respawning() {
         assert_eq!(app.world().get::<InFlock>(agent), Some(&InFlock(flock)));
     }
 }
+
+/// What [`lab_with_detail`] measured.
+struct DetailRun {
+    /// Share of agents that computed their steering, over the ticks measured.
+    computed: f32,
+    /// The 99th percentile of far agents' heading change per tick, in degrees.
+    far_turn_p99: f32,
+    /// The shortest move of a far agent in one tick.
+    shortest_far_move: f32,
+    /// Polarisation after 10 s.
+    polarisation: f32,
+}
+
+/// 1,000 of the flocking lab's boids for 10 s, with level of detail `detail` around a focus
+/// at the origin (full detail within 150 px: about 14% of the field).
+fn lab_with_detail(detail: Option<LevelOfDetail>) -> DetailRun {
+    let mut app = create_test_app(FlockingPlugin::default().planar());
+    app.world_mut()
+        .resource_mut::<FlockingConfig>()
+        .level_of_detail = detail;
+    app.world_mut().spawn(DetailFocus);
+    tune_default_flock(&mut app, FlockTuning::flocking_lab());
+    let mut rng = Rng::new(3);
+    let agents: Vec<Entity> = (0..1000)
+        .map(|_| {
+            let at = rng.in_cube(1.0) * Vec3::new(450.0, 280.0, 0.0);
+            let angle = rng.unit() * std::f32::consts::TAU;
+            let velocity = Vec3::new(ops::cos(angle), ops::sin(angle), 0.0) * 120.0;
+            app.world_mut()
+                .spawn((Agent, Transform::from_translation(at), Velocity(velocity)))
+                .id()
+        })
+        .collect();
+    let mut computed = 0.0;
+    let mut far_turns = Vec::new();
+    let mut shortest_far_move = f32::INFINITY;
+    let mut before: Vec<(Vec3, Vec3)> = Vec::new();
+    for tick in 0..640 {
+        run_ticks(&mut app, 1);
+        let now: Vec<(Vec3, Vec3)> = agents
+            .iter()
+            .map(|&a| {
+                (
+                    translation(&app, a),
+                    app.world().get::<Velocity>(a).unwrap().0,
+                )
+            })
+            .collect();
+        if tick >= 64 {
+            let reused = app
+                .world()
+                .resource::<FlockSimulation>()
+                .crowd()
+                .reused_forces();
+            computed += (1.0 - reused as f32 / agents.len() as f32) / 576.0;
+            for ((p0, v0), (p1, v1)) in before.iter().zip(&now) {
+                // Far all tick, and not wrapped round the field.
+                let moved = p0.distance(*p1);
+                if p0.length() > 160.0 && p1.length() > 160.0 && moved < 100.0 {
+                    far_turns.push(v0.angle_between(*v1).to_degrees());
+                    shortest_far_move = shortest_far_move.min(moved);
+                }
+            }
+        }
+        before = now;
+    }
+    far_turns.sort_unstable_by(f32::total_cmp);
+    DetailRun {
+        computed,
+        far_turn_p99: far_turns[far_turns.len() * 99 / 100],
+        shortest_far_move,
+        polarisation: polarisation(&before.iter().map(|(_, v)| *v).collect::<Vec<_>>()),
+    }
+}
+
+#[test]
+fn far_agents_update_less_often_yet_move_smoothly_and_still_flock() {
+    let full = lab_with_detail(None);
+    let detail = lab_with_detail(Some(LevelOfDetail {
+        near_radius: 150.0,
+        interval: 4,
+    }));
+    println!(
+        "level of detail: {:.0}% computed per tick; far turn p99 {:.2} vs {:.2} deg per tick at full detail; shortest far move {:.2} px; polarisation {:.2} vs {:.2}",
+        detail.computed * 100.0,
+        detail.far_turn_p99,
+        full.far_turn_p99,
+        detail.shortest_far_move,
+        detail.polarisation,
+        full.polarisation
+    );
+    assert!((full.computed - 1.0).abs() < 1e-3, "{}", full.computed);
+    // About 86% of the boids are far, a quarter of them computing each tick: 0.14 + 0.86 / 4.
+    assert!(
+        (0.3..0.45).contains(&detail.computed),
+        "{} computed per tick",
+        detail.computed
+    );
+    // Far boids move every tick, at no less than the min speed of 60 px/s.
+    assert!(detail.shortest_far_move > 60.0 / 64.0 * 0.99);
+    // And turn no more sharply than at full detail.
+    assert!(
+        detail.far_turn_p99 < full.far_turn_p99 * 1.5,
+        "{} vs {}",
+        detail.far_turn_p99,
+        full.far_turn_p99
+    );
+    assert!(
+        detail.polarisation > full.polarisation - 0.15,
+        "{} vs {}",
+        detail.polarisation,
+        full.polarisation
+    );
+}

@@ -64,8 +64,9 @@ impl FlockingPlugin {
 pub enum FlockingSystems {
     /// Hook, runs first: change tuning, targets or velocities here for this tick.
     First,
-    /// Copies every agent's state and tuning into the [`FlockSimulation`] buffers and rebuilds
-    /// the neighbour grid. Positions in the simulation are this tick's from here on.
+    /// Applies switched [`BehaviourStates`], copies every agent's state and tuning into the
+    /// [`FlockSimulation`] buffers (with leaders and flow fields) and rebuilds the neighbour
+    /// grid. Positions in the simulation are this tick's from here on.
     NeighbourLookup,
     /// Computes each agent's flocking, target and wall forces. After it, read or add to the
     /// forces with [`FlockSimulation::force`] and [`FlockSimulation::add_force`].

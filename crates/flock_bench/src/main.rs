@@ -25,9 +25,11 @@
 //! `-- --only kernel --agents 100000 --space 3d` runs one case, without writing the report;
 //! `-- --only avoidance` runs the obstacle avoidance cases alone (see the `avoidance` module).
 //! `-- --only lab` runs the flocking lab's scene alone (see the `lab` module).
+//! `-- --only detail` runs the level-of-detail cases alone (see the `detail` module).
 //! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
 
 mod avoidance;
+mod detail;
 mod lab;
 mod soak;
 
@@ -92,6 +94,12 @@ fn main() {
 
     if only.as_deref() == Some("lab") {
         for row in lab::measure(ticks, rounds) {
+            println!("{}", row.line());
+        }
+        return;
+    }
+    if only.as_deref() == Some("detail") {
+        for row in detail::measure(ticks, rounds) {
             println!("{}", row.line());
         }
         return;
@@ -168,11 +176,17 @@ fn main() {
     for row in &lab_rows {
         println!("{}", row.line());
     }
+    let detail_rows = detail::measure(ticks, rounds);
+    for row in &detail_rows {
+        println!("{}", row.line());
+    }
     let report = report(&rows, ticks, rounds)
         + "\n"
         + &avoidance::section(&avoidance_rows, ticks, rounds)
         + "\n"
-        + &lab::section(&lab_rows, ticks, rounds);
+        + &lab::section(&lab_rows, ticks, rounds)
+        + "\n"
+        + &detail::section(&detail_rows, ticks, rounds);
     std::fs::write("BENCHMARKS.md", &report).expect("write BENCHMARKS.md");
     plot(&rows, "benchmarks.svg");
     println!("\nwrote BENCHMARKS.md and benchmarks.svg");
