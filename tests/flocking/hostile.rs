@@ -167,6 +167,12 @@ enum Change {
     Retune(usize, FlockTuning),
     Teleport(usize, Vec3),
     SpawnObstacle(Obstacle, Vec3, Vec3),
+    /// Agent `.0` follows agent `.1` at a distance.
+    Follow(usize, usize, f32),
+    /// A flow field with this origin, cell size and flow everywhere on a flock.
+    Flow(usize, Vec3, f32, Vec3),
+    /// Level of detail around a focus here.
+    Detail(Vec3, f32, u32),
 }
 
 fn change() -> BoxedStrategy<Change> {
@@ -178,6 +184,10 @@ fn change() -> BoxedStrategy<Change> {
         (0_usize..2).prop_map(Change::DespawnFlock),
         (0_usize..2, nasty_tuning()).prop_map(|(f, t)| Change::Retune(f, t)),
         (0_usize..12, nasty_vec3()).prop_map(|(i, p)| Change::Teleport(i, p)),
+        (0_usize..12, 0_usize..12, nasty_f32()).prop_map(|(i, j, d)| Change::Follow(i, j, d)),
+        (0_usize..2, nasty_vec3(), nasty_f32(), nasty_vec3())
+            .prop_map(|(f, origin, cell, flow)| Change::Flow(f, origin, cell, flow)),
+        (nasty_vec3(), nasty_f32(), 0_u32..5).prop_map(|(at, r, k)| Change::Detail(at, r, k)),
         (nasty_f32(), nasty_vec3(), nasty_vec3(), nasty_vec3()).prop_map(
             |(size, extents, at, scale)| {
                 let obstacle = match size.to_bits() % 4 {
@@ -232,6 +242,24 @@ fn apply(app: &mut App, agents: &[Entity], flocks: &[Entity], change: Change) {
         }
         Change::SpawnObstacle(obstacle, at, scale) => {
             world.spawn((obstacle, Transform::from_translation(at).with_scale(scale)));
+        }
+        Change::Follow(i, j, distance) => {
+            if let Ok(mut e) = world.get_entity_mut(agent(i)) {
+                e.insert(FollowLeader::new(agent(j), distance));
+            }
+        }
+        Change::Flow(f, origin, cell_size, flow) => {
+            let field = FlowField::from_fn(origin, cell_size, UVec3::new(4, 4, 4), |_| flow);
+            if let Ok(mut e) = world.get_entity_mut(flocks[f]) {
+                e.insert(field);
+            }
+        }
+        Change::Detail(at, near_radius, interval) => {
+            world.spawn((DetailFocus, Transform::from_translation(at)));
+            world.resource_mut::<FlockingConfig>().level_of_detail = Some(LevelOfDetail {
+                near_radius,
+                interval,
+            });
         }
         Change::Teleport(i, p) => {
             if let Some(mut transform) = world.get_mut::<Transform>(agent(i)) {
