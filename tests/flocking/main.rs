@@ -16,3 +16,4 @@ mod queries;
 mod rules;
 mod schedule;
 mod support;
+mod terrain;

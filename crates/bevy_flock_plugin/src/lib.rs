@@ -15,6 +15,7 @@ mod plugin;
 pub mod presets;
 mod simulation;
 mod states;
+mod terrain;
 mod tuning;
 
 pub use backend::{BuiltInObstacles, ObstacleBackend, ObstacleBackendAppExt};
@@ -31,6 +32,7 @@ pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems, 
 pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
 pub use simulation::{FlockSimulation, NearbyAgent};
 pub use states::BehaviourStates;
+pub use terrain::{Destination, PlannedPath, Terrain};
 pub use tuning::{
     BlendMode, Boundary, FlockTuning, FlockWeights, ObstacleAvoidance, Perception, RuleStyle,
     SteeringLimits,
@@ -39,11 +41,11 @@ pub use tuning::{
 /// The types most games need: `use bevy_flock_plugin::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Agent, BehaviourStates, BlendMode, Boundary, DefaultFlock, DetailFocus, Flock,
+        Agent, BehaviourStates, BlendMode, Boundary, DefaultFlock, Destination, DetailFocus, Flock,
         FlockMetrics, FlockSimulation, FlockTuning, FlockWeights, FlockingConfig, FlockingPlugin,
         FlockingSystems, FlowField, FollowLeader, InFlock, LeaderLost, LevelOfDetail, NearbyAgent,
         Obstacle, ObstacleAvoidance, Perception, Predator, RuleStyle, SteeringLimits, Target,
-        TargetReached, Velocity,
+        TargetReached, Terrain, Velocity,
     };
     #[cfg(feature = "bevy_gizmos")]
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};

@@ -182,6 +182,9 @@ impl Plugin for FlockingPlugin {
             .register_type::<LevelOfDetail>()
             .register_type::<BlendMode>()
             .register_type::<BehaviourStates>()
+            .register_type::<Terrain>()
+            .register_type::<Destination>()
+            .register_type::<PlannedPath>()
             .register_type::<FlockWeights>()
             .register_type::<SteeringLimits>()
             .register_type::<Perception>()
@@ -227,6 +230,7 @@ impl Plugin for FlockingPlugin {
             (
                 (
                     crate::states::apply_behaviour_states,
+                    crate::terrain::follow_paths,
                     simulation::extract_agents,
                     simulation::extract_obstacles,
                     simulation::extract_predators,

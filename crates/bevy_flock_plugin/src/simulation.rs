@@ -434,15 +434,22 @@ pub(crate) fn extract_agents(
     sim.step_time = started.elapsed();
 }
 
-/// Copies the obstacles into the kernel, in world space; degenerate ones are reported once and
-/// left out, as are corrections to [`FlockingConfig::avoidance`].
+/// Copies the obstacles and the [`Terrain`]'s unwalkable tiles into the kernel, in world
+/// space; degenerate obstacles are reported once and left out, as are corrections to
+/// [`FlockingConfig::avoidance`].
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system's parameters: what it reads of the world"
+)]
 pub(crate) fn extract_obstacles(
     mut sim: ResMut<FlockSimulation>,
     config: Res<FlockingConfig>,
     obstacles: Query<(Entity, &Obstacle, &GlobalTransform)>,
+    terrain: Option<Res<Terrain>>,
     backends: Res<ObstacleBackends>,
     mut reporter: Reporter,
     mut reported_fields: Local<HashSet<&'static str>>,
+    mut terrain_boxes: Local<Vec<Shape>>,
 ) {
     let started = Instant::now();
     let (avoidance, corrections) = AvoidanceParams::from(config.avoidance).sanitized();
@@ -452,7 +459,13 @@ pub(crate) fn extract_obstacles(
         }
     }
     sim.crowd.set_avoidance(avoidance);
-    let mut shapes = Vec::with_capacity(obstacles.iter().len());
+    match &terrain {
+        Some(terrain) if terrain.is_changed() => *terrain_boxes = terrain.blocking_boxes(),
+        Some(_) => {}
+        None => terrain_boxes.clear(),
+    }
+    let mut shapes = Vec::with_capacity(obstacles.iter().len() + terrain_boxes.len());
+    shapes.extend_from_slice(&terrain_boxes);
     for (entity, obstacle, transform) in &obstacles {
         let Some(shape) = shape_of(obstacle, transform) else {
             if backends.is_built_in() {

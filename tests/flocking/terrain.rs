@@ -1,0 +1,193 @@
+//! Terrain and paths (seed 003): agents cross a tile maze along A* paths, never end a tick on
+//! an unwalkable tile, and re-plan when the terrain changes.
+
+use bevy::prelude::*;
+use bevy_flock::prelude::*;
+use bevy_flock::{PlannedPath, SteeringState};
+
+use crate::support::*;
+
+/// A squad's tuning: seek the waypoints, keep apart, a little cohesion.
+fn squad_tuning() -> FlockTuning {
+    FlockTuning {
+        weights: FlockWeights {
+            separation: 1.8,
+            alignment: 0.3,
+            cohesion: 0.2,
+            target: 1.0,
+            ..no_weights()
+        },
+        limits: SteeringLimits {
+            max_speed: 4.0,
+            max_force: 8.0,
+            arrival_radius: 2.0,
+            ..default()
+        },
+        perception: Perception {
+            neighbour_radius: 3.0,
+            separation_radius: 0.9,
+            ..default()
+        },
+        ..default()
+    }
+}
+
+/// Spawns `n` units in a row from `first`, one tile apart along X, each sent to `goal`.
+fn spawn_units(app: &mut App, n: usize, first: Vec3, goal: Vec3) -> Vec<Entity> {
+    (0..n)
+        .map(|k| {
+            let at = first + Vec3::new((k % 3) as f32, -((k / 3) as f32), 0.0);
+            app.world_mut()
+                .spawn((Agent, Transform::from_translation(at), Destination(goal)))
+                .id()
+        })
+        .collect()
+}
+
+/// Runs `ticks` ticks, checking after each that no unit is on an unwalkable tile; returns the
+/// tick by which every unit was within `near` of `goal`, if it came.
+fn run_checked(app: &mut App, units: &[Entity], ticks: u32, goal: Vec3, near: f32) -> Option<u32> {
+    let mut arrived = None;
+    for tick in 1..=ticks {
+        run_ticks(app, 1);
+        let terrain = app.world().resource::<Terrain>();
+        for &unit in units {
+            let p = app.world().get::<Transform>(unit).unwrap().translation;
+            assert!(
+                terrain.is_walkable_at(p),
+                "unit {unit} is on an unwalkable tile at {p} after {tick} ticks"
+            );
+        }
+        let all_near = units.iter().all(|&u| {
+            app.world()
+                .get::<Transform>(u)
+                .unwrap()
+                .translation
+                .distance(goal)
+                < near
+        });
+        if all_near && arrived.is_none() {
+            arrived = Some(tick);
+        }
+    }
+    arrived
+}
+
+/// Mean speed of `units`.
+fn mean_speed(app: &App, units: &[Entity]) -> f32 {
+    velocities_of(app, units)
+        .iter()
+        .map(|v| v.length())
+        .sum::<f32>()
+        / units.len() as f32
+}
+
+#[test]
+fn a_squad_crosses_a_maze_without_setting_foot_on_a_wall() {
+    let mut app = create_test_app(FlockingPlugin::default().planar());
+    tune_default_flock(&mut app, squad_tuning());
+    // Three corridors two tiles wide, joined at alternate ends: the goal is straight below the
+    // start, and the way there is 40 tiles long.
+    app.insert_resource(Terrain::from_rows(
+        Vec2::ZERO,
+        1.0,
+        &[
+            "################",
+            "#..............#",
+            "#..............#",
+            "###########....#",
+            "#..............#",
+            "#..............#",
+            "#....###########",
+            "#..............#",
+            "#..............#",
+            "################",
+        ],
+    ));
+    let goal = Vec3::new(13.5, 1.5, 0.0);
+    let units = spawn_units(&mut app, 6, Vec3::new(1.5, 8.5, 0.0), goal);
+    let arrived = run_checked(&mut app, &units, 1920, goal, 2.5);
+    let arrived = arrived.expect("the squad never reached the goal");
+    let path = app.world().get::<PlannedPath>(units[0]).unwrap().clone();
+    // Six units seeking one point jostle round it: settling into a formation is the squads'.
+    let jostle = mean_speed(&app, &units);
+    println!(
+        "maze: {} waypoints after shortening, all within 2.5 of the goal after {:.2} s, mean speed {jostle:.3} 30 s in",
+        path.waypoints.len(),
+        arrived as f32 / 64.0
+    );
+    assert!(arrived < 64 * 25, "arrived only after {arrived} ticks");
+    assert!(
+        path.waypoints.len() >= 4,
+        "the path turns at least at each corridor end: {:?}",
+        path.waypoints
+    );
+}
+
+#[test]
+fn units_replan_when_a_wall_rises_across_their_way() {
+    let mut app = create_test_app(FlockingPlugin::default().planar());
+    tune_default_flock(&mut app, squad_tuning());
+    app.insert_resource(Terrain::new(Vec2::ZERO, 1.0, UVec2::new(24, 12)));
+    let goal = Vec3::new(21.5, 4.5, 0.0);
+    let units = spawn_units(&mut app, 3, Vec3::new(1.5, 4.5, 0.0), goal);
+    run_ticks(&mut app, 64);
+    let straight = app.world().get::<PlannedPath>(units[0]).unwrap().clone();
+    assert_eq!(
+        straight.waypoints,
+        [goal],
+        "open ground: straight to the goal"
+    );
+
+    // A wall across x = 12, open only at the top row.
+    {
+        let mut terrain = app.world_mut().resource_mut::<Terrain>();
+        for y in 0..11 {
+            terrain.set_walkable(UVec2::new(12, y), false);
+        }
+    }
+    let arrived = run_checked(&mut app, &units, 1600, goal, 2.5);
+    let detour = app.world().get::<PlannedPath>(units[0]).unwrap().clone();
+    println!(
+        "re-planned: {:?}; arrived {:?} s after the wall rose",
+        detour.waypoints,
+        arrived.map(|t| t as f32 / 64.0)
+    );
+    assert!(
+        detour.waypoints.iter().any(|w| w.y > 11.0),
+        "the new path goes through the gap: {:?}",
+        detour.waypoints
+    );
+    assert!(arrived.is_some(), "the units never got round the wall");
+    for &unit in &units {
+        let state = app.world().get::<SteeringState>(unit).unwrap();
+        assert!(state.heading.is_finite());
+    }
+}
+
+#[test]
+fn a_walled_in_destination_leaves_the_unit_where_it_is() {
+    let mut app = create_test_app(FlockingPlugin::default().planar());
+    app.insert_resource(Terrain::from_rows(
+        Vec2::ZERO,
+        1.0,
+        &["......", "..###.", "..#.#.", "..###.", "......"],
+    ));
+    let unit = app
+        .world_mut()
+        .spawn((
+            Agent,
+            Transform::from_xyz(0.5, 0.5, 0.0),
+            Destination(Vec3::new(3.5, 2.5, 0.0)),
+        ))
+        .id();
+    run_ticks(&mut app, 64);
+    let path = app.world().get::<PlannedPath>(unit).unwrap();
+    assert!(path.waypoints.is_empty());
+    assert_eq!(app.world().get::<Target>(unit), Some(&Target::None));
+    let p = app.world().get::<Transform>(unit).unwrap().translation;
+    assert!(
+        p.distance(Vec3::new(0.5, 0.5, 0.0)) < 1e-3,
+        "it moved to {p}"
+    );
+}
