@@ -182,6 +182,15 @@
 //! force in between, still moving every tick. The force pass then does about
 //! `near + far / k` of its work; BENCHMARKS.md measures it on 50,000 and 100,000 agents.
 //!
+//! # Terrain, paths and squads
+//!
+//! For top-down games on the plane, a [`Terrain`] resource is a grid of walkable and
+//! unwalkable tiles: the unwalkable ones are obstacles agents steer round and never enter. A
+//! [`Destination`] on an agent sends it there along an A* path across the tiles (shortened by
+//! line of sight, re-planned when the terrain changes); on a [`Flock`] it sends the flock as a
+//! squad, each member to its own place in a [`Formation`] round the point, where it settles
+//! instead of jostling for the point with the others.
+//!
 //! # Presets and the inspector
 //!
 //! With the `presets` feature, add `FlockPresetsPlugin` and give a flock

@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 use bevy_flock::prelude::*;
-use bevy_flock::{PlannedPath, SteeringState};
+use bevy_flock::{Formation, PlannedPath, SteeringState};
 
 use crate::support::*;
 
@@ -190,4 +190,81 @@ fn a_walled_in_destination_leaves_the_unit_where_it_is() {
         p.distance(Vec3::new(0.5, 0.5, 0.0)) < 1e-3,
         "it moved to {p}"
     );
+}
+
+/// The maze of [`a_squad_crosses_a_maze_without_setting_foot_on_a_wall`]'s kind: three
+/// corridors two tiles wide joined at alternate ends, 40 tiles from start to goal.
+fn maze() -> Terrain {
+    Terrain::from_rows(
+        Vec2::ZERO,
+        1.0,
+        &[
+            "################",
+            "#..............#",
+            "#..............#",
+            "###########....#",
+            "#..............#",
+            "#..............#",
+            "#....###########",
+            "#..............#",
+            "#..............#",
+            "################",
+        ],
+    )
+}
+
+#[test]
+fn a_squad_sent_as_one_settles_into_a_formation_at_the_goal() {
+    let mut app = create_test_app(FlockingPlugin::default().planar());
+    app.insert_resource(maze());
+    let goal = Vec3::new(12.5, 2.0, 0.0);
+    let squad = spawn_flock(&mut app, squad_tuning());
+    app.world_mut().entity_mut(squad).insert(Destination(goal));
+    let units: Vec<Entity> = (0..9)
+        .map(|k| {
+            let at = Vec3::new(1.5 + (k % 3) as f32, 8.5 - (k / 3) as f32 * 0.7, 0.0);
+            app.world_mut()
+                .spawn((Agent, InFlock(squad), Transform::from_translation(at)))
+                .id()
+        })
+        .collect();
+    let mut speeds = Vec::new();
+    let mut arrived = None;
+    for tick in 1..=2560 {
+        run_ticks(&mut app, 1);
+        let terrain = app.world().resource::<Terrain>();
+        for &unit in &units {
+            let p = app.world().get::<Transform>(unit).unwrap().translation;
+            assert!(terrain.is_walkable_at(p), "unit {unit} on a wall at {p}");
+        }
+        let formation = app.world().get::<Formation>(squad).unwrap();
+        let within = formation.places.iter().all(|&(u, place)| {
+            let p = app.world().get::<Transform>(u).unwrap().translation;
+            p.distance(place) < 0.5
+        });
+        if within && arrived.is_none() {
+            arrived = Some(tick);
+        }
+        speeds.push(mean_speed(&app, &units));
+    }
+    let arrived = arrived.expect("the squad never reached the goal");
+    // Settled: from this tick on, the mean speed stays under 0.05 (of max speed 4).
+    let settled = speeds.iter().rposition(|&s| s >= 0.05).map_or(0, |k| k + 1);
+    let formation = app.world().get::<Formation>(squad).unwrap().clone();
+    let mut largest_miss: f32 = 0.0;
+    for &(unit, place) in &formation.places {
+        let p = app.world().get::<Transform>(unit).unwrap().translation;
+        largest_miss = largest_miss.max(p.distance(place));
+    }
+    let closest = min_pair_distance(&positions(&mut app));
+    println!(
+        "squad of 9: all within 0.5 of their places after {:.2} s, settled (mean speed < 0.05 for good) after {:.2} s, last mean speed {:.4}, furthest from its place {largest_miss:.3}, closest pair {closest:.2}",
+        arrived as f32 / 64.0,
+        settled as f32 / 64.0,
+        speeds.last().unwrap()
+    );
+    assert_eq!(formation.places.len(), units.len());
+    assert!(settled < 2560 - 320, "still moving in the last 5 s");
+    assert!(largest_miss < 0.3, "a unit {largest_miss} from its place");
+    assert!(closest > 0.8, "units {closest} apart");
 }

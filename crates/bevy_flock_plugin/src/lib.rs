@@ -14,6 +14,7 @@ mod plugin;
 #[cfg(feature = "presets")]
 pub mod presets;
 mod simulation;
+mod squads;
 mod states;
 mod terrain;
 mod tuning;
@@ -31,6 +32,7 @@ pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems, 
 #[cfg(feature = "presets")]
 pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
 pub use simulation::{FlockSimulation, NearbyAgent};
+pub use squads::Formation;
 pub use states::BehaviourStates;
 pub use terrain::{Destination, PlannedPath, Terrain};
 pub use tuning::{
@@ -43,9 +45,9 @@ pub mod prelude {
     pub use crate::{
         Agent, BehaviourStates, BlendMode, Boundary, DefaultFlock, Destination, DetailFocus, Flock,
         FlockMetrics, FlockSimulation, FlockTuning, FlockWeights, FlockingConfig, FlockingPlugin,
-        FlockingSystems, FlowField, FollowLeader, InFlock, LeaderLost, LevelOfDetail, NearbyAgent,
-        Obstacle, ObstacleAvoidance, Perception, Predator, RuleStyle, SteeringLimits, Target,
-        TargetReached, Terrain, Velocity,
+        FlockingSystems, FlowField, FollowLeader, Formation, InFlock, LeaderLost, LevelOfDetail,
+        NearbyAgent, Obstacle, ObstacleAvoidance, Perception, Predator, RuleStyle, SteeringLimits,
+        Target, TargetReached, Terrain, Velocity,
     };
     #[cfg(feature = "bevy_gizmos")]
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};

@@ -185,6 +185,7 @@ impl Plugin for FlockingPlugin {
             .register_type::<Terrain>()
             .register_type::<Destination>()
             .register_type::<PlannedPath>()
+            .register_type::<Formation>()
             .register_type::<FlockWeights>()
             .register_type::<SteeringLimits>()
             .register_type::<Perception>()
@@ -230,6 +231,7 @@ impl Plugin for FlockingPlugin {
             (
                 (
                     crate::states::apply_behaviour_states,
+                    crate::squads::assign_formation_places,
                     crate::terrain::follow_paths,
                     simulation::extract_agents,
                     simulation::extract_obstacles,

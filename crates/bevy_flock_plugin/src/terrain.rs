@@ -298,6 +298,9 @@ fn octile_distance(a: UVec2, b: UVec2) -> u32 {
 ///
 /// While an agent has a destination, the plugin owns its [`Target`]; remove the destination
 /// to steer the agent yourself again.
+///
+/// On a [`Flock`](crate::Flock) entity it sends the whole flock as a squad: each member gets
+/// its own place in a [`Formation`](crate::Formation) round the point as its destination.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[require(PlannedPath)]
 #[reflect(Component, Debug, Clone, PartialEq)]

@@ -1599,6 +1599,8 @@ impl Crowd {
     /// look-ahead (which grows with speed); when that hits, it turns toward the nearest clear
     /// direction of a fan (or along the obstacle's normal if none is clear). Avoidance comes
     /// first: it takes what it needs of the max force, and the flocking force gets the rest.
+    /// An agent with a target looks no further ahead than the target, and inside its arrival
+    /// radius turns at the speed arriving asks for, so that one settling by a wall stays.
     /// Call after [`accumulate_forces`](Self::accumulate_forces); runs on the calling thread.
     pub fn avoid_obstacles(&mut self) {
         self.avoid_obstacles_on(&Serial);
@@ -1661,7 +1663,11 @@ impl Crowd {
         } else {
             0.0
         };
-        let look_ahead = a.min_look_ahead + (a.max_look_ahead - a.min_look_ahead) * fraction;
+        let mut look_ahead = a.min_look_ahead + (a.max_look_ahead - a.min_look_ahead) * fraction;
+        // No further than the target: one that stops short of a wall need not turn from it.
+        if let Some(target) = agent.target {
+            look_ahead = look_ahead.min(length(self.flat(target - agent.position)));
+        }
         // A held direction is kept while it stays clear.
         let held = self
             .holds
@@ -1706,7 +1712,17 @@ impl Crowd {
                 },
             });
         }
-        let desired = self.flat(dir) * limits.max_speed;
+        // Turn away at full speed, or, inside the arrival radius of a target, at the speed
+        // seeking it asks for: an agent settling beside a wall is not sent off again.
+        let speed = match agent.target {
+            Some(target) if limits.arrival_radius > 0.0 => {
+                let distance = length(self.flat(target - agent.position));
+                (limits.max_speed * (distance / limits.arrival_radius).min(1.0))
+                    .max(limits.min_speed)
+            }
+            _ => limits.max_speed,
+        };
+        let desired = self.flat(dir) * speed;
         let avoid = limit_length(desired - agent.velocity, limits.max_force);
         let remaining = (limits.max_force - length(avoid)).max(0.0);
         let force = avoid + limit_length(result.force, remaining);
