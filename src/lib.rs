@@ -189,7 +189,9 @@
 //! [`Destination`] on an agent sends it there along an A* path across the tiles (shortened by
 //! line of sight, re-planned when the terrain changes); on a [`Flock`] it sends the flock as a
 //! squad, each member to its own place in a [`Formation`] round the point, where it settles
-//! instead of jostling for the point with the others.
+//! instead of jostling for the point with the others. Units with a [`Combatant`] (team, radius,
+//! weapon range) keep seed 003's standoff from enemy units: at their weapon's range, or, when
+//! they cannot attack, outside the enemy's range plus 5 (`FlockWeights::standoff`).
 //!
 //! # Presets and the inspector
 //!

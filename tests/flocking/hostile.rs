@@ -95,6 +95,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                     flow: w[8],
                     wander: w[9],
                     wander_rate: w[10],
+                    standoff: w[3],
                     style: RuleStyle::Vector,
                     blending: BlendMode::Prioritised,
                 },
@@ -173,6 +174,10 @@ enum Change {
     Flow(usize, Vec3, f32, Vec3),
     /// Level of detail around a focus here.
     Detail(Vec3, f32, u32),
+    /// Agent `.0` joins a team with this radius and weapon range.
+    Arm(usize, u32, f32, Option<f32>),
+    /// A destination on agent `.0`, or on flock `.0` when `.1`.
+    SendTo(usize, bool, Vec3),
 }
 
 fn change() -> BoxedStrategy<Change> {
@@ -188,6 +193,15 @@ fn change() -> BoxedStrategy<Change> {
         (0_usize..2, nasty_vec3(), nasty_f32(), nasty_vec3())
             .prop_map(|(f, origin, cell, flow)| Change::Flow(f, origin, cell, flow)),
         (nasty_vec3(), nasty_f32(), 0_u32..5).prop_map(|(at, r, k)| Change::Detail(at, r, k)),
+        (
+            0_usize..12,
+            0_u32..2,
+            nasty_f32(),
+            proptest::option::of(nasty_f32())
+        )
+            .prop_map(|(i, team, radius, range)| Change::Arm(i, team, radius, range)),
+        (0_usize..12, any::<bool>(), nasty_vec3())
+            .prop_map(|(i, flock, to)| Change::SendTo(i, flock, to)),
         (nasty_f32(), nasty_vec3(), nasty_vec3(), nasty_vec3()).prop_map(
             |(size, extents, at, scale)| {
                 let obstacle = match size.to_bits() % 4 {
@@ -260,6 +274,25 @@ fn apply(app: &mut App, agents: &[Entity], flocks: &[Entity], change: Change) {
                 near_radius,
                 interval,
             });
+        }
+        Change::Arm(i, team, radius, weapon_range) => {
+            if let Ok(mut e) = world.get_entity_mut(agent(i)) {
+                e.insert(Combatant {
+                    team,
+                    radius,
+                    weapon_range,
+                });
+            }
+        }
+        Change::SendTo(i, to_flock, to) => {
+            let entity = if to_flock {
+                flocks[i % flocks.len()]
+            } else {
+                agent(i)
+            };
+            if let Ok(mut e) = world.get_entity_mut(entity) {
+                e.insert(Destination(to));
+            }
         }
         Change::Teleport(i, p) => {
             if let Some(mut transform) = world.get_mut::<Transform>(agent(i)) {

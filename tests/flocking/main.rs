@@ -15,5 +15,6 @@ mod presets;
 mod queries;
 mod rules;
 mod schedule;
+mod squads;
 mod support;
 mod terrain;

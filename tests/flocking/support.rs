@@ -110,6 +110,7 @@ pub fn no_weights() -> FlockWeights {
         leader: 0.0,
         flow: 0.0,
         wander: 0.0,
+        standoff: 0.0,
         ..FlockWeights::default()
     }
 }

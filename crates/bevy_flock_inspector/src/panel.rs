@@ -327,6 +327,7 @@ fn tuning_view(
             weight(ui, &mut w.flow, "flow", 5.0);
             weight(ui, &mut w.wander, "wander", 5.0);
             weight(ui, &mut w.wander_rate, "wander rate (rad per sqrt s)", 10.0);
+            weight(ui, &mut w.standoff, "standoff from enemies", 10.0);
             egui::ComboBox::from_label("blending")
                 .selected_text(format!("{:?}", w.blending))
                 .show_ui(ui, |ui| {

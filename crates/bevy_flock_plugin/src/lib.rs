@@ -32,7 +32,7 @@ pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems, 
 #[cfg(feature = "presets")]
 pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
 pub use simulation::{FlockSimulation, NearbyAgent};
-pub use squads::Formation;
+pub use squads::{Combatant, Formation, SUPPORT_MARGIN, UNARMED_MARGIN};
 pub use states::BehaviourStates;
 pub use terrain::{Destination, PlannedPath, Terrain};
 pub use tuning::{
@@ -43,11 +43,11 @@ pub use tuning::{
 /// The types most games need: `use bevy_flock_plugin::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Agent, BehaviourStates, BlendMode, Boundary, DefaultFlock, Destination, DetailFocus, Flock,
-        FlockMetrics, FlockSimulation, FlockTuning, FlockWeights, FlockingConfig, FlockingPlugin,
-        FlockingSystems, FlowField, FollowLeader, Formation, InFlock, LeaderLost, LevelOfDetail,
-        NearbyAgent, Obstacle, ObstacleAvoidance, Perception, Predator, RuleStyle, SteeringLimits,
-        Target, TargetReached, Terrain, Velocity,
+        Agent, BehaviourStates, BlendMode, Boundary, Combatant, DefaultFlock, Destination,
+        DetailFocus, Flock, FlockMetrics, FlockSimulation, FlockTuning, FlockWeights,
+        FlockingConfig, FlockingPlugin, FlockingSystems, FlowField, FollowLeader, Formation,
+        InFlock, LeaderLost, LevelOfDetail, NearbyAgent, Obstacle, ObstacleAvoidance, Perception,
+        Predator, RuleStyle, SteeringLimits, Target, TargetReached, Terrain, Velocity,
     };
     #[cfg(feature = "bevy_gizmos")]
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};

@@ -186,6 +186,7 @@ impl Plugin for FlockingPlugin {
             .register_type::<Destination>()
             .register_type::<PlannedPath>()
             .register_type::<Formation>()
+            .register_type::<Combatant>()
             .register_type::<FlockWeights>()
             .register_type::<SteeringLimits>()
             .register_type::<Perception>()
@@ -239,7 +240,9 @@ impl Plugin for FlockingPlugin {
                 )
                     .chain()
                     .in_set(FlockingSystems::NeighbourLookup),
-                simulation::accumulate_forces.in_set(FlockingSystems::ForceAccumulation),
+                (simulation::accumulate_forces, crate::squads::keep_standoff)
+                    .chain()
+                    .in_set(FlockingSystems::ForceAccumulation),
                 diagnostics::publish_metrics.in_set(FlockingSystems::Integration),
             ),
         );

@@ -2,7 +2,11 @@
 
 use bevy::prelude::*;
 
-use crate::{Destination, Flock, FlockMembers, Perception, Terrain};
+use crate::diagnostics::Reporter;
+use crate::{
+    DefaultFlock, Destination, Flock, FlockMembers, FlockSimulation, FlockWeights, InFlock,
+    Perception, Terrain,
+};
 
 /// How far apart formation places are, as a multiple of the separation radius: just outside
 /// it, so that members in place do not push each other.
@@ -148,5 +152,126 @@ pub(crate) fn assign_formation_places(
                 commands.entity(squad).insert(placed);
             }
         }
+    }
+}
+
+/// A unit of a side in a fight (seed 003): units of other teams are its enemies, and it keeps
+/// a standoff distance from each (weighted by [`FlockWeights::standoff`]):
+///
+/// - a unit that can attack keeps at its weapon's range;
+/// - one that cannot (support) keeps outside the enemy's weapon range plus 5;
+/// - when neither can attack, it keeps its radius plus 10 away.
+///
+/// Enemies are any entities with a `Combatant` and a transform, agents or not. Every unit
+/// checks every enemy each tick, which suits the tens to hundreds of units of a skirmish.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
+pub struct Combatant {
+    /// Its side.
+    pub team: u32,
+    /// Its body's radius.
+    pub radius: f32,
+    /// How far its weapon reaches, centre to centre, or `None` for a unit that cannot attack.
+    pub weapon_range: Option<f32>,
+}
+
+/// How far outside an enemy's weapon range a unit that cannot attack keeps (seed 003).
+pub const SUPPORT_MARGIN: f32 = 5.0;
+/// How far beyond its radius a unit keeps from an enemy when neither can attack (seed 003).
+pub const UNARMED_MARGIN: f32 = 10.0;
+
+impl Combatant {
+    /// How far this unit keeps from `enemy`, by seed 003's three cases.
+    pub fn standoff(&self, enemy: &Combatant) -> f32 {
+        match (self.weapon_range, enemy.weapon_range) {
+            (Some(range), _) => range,
+            (None, Some(range)) => range + SUPPORT_MARGIN,
+            (None, None) => self.radius + UNARMED_MARGIN,
+        }
+    }
+
+    /// Whether every value is finite and not negative.
+    pub fn is_valid(&self) -> bool {
+        self.radius.is_finite()
+            && self.radius >= 0.0
+            && self.weapon_range.is_none_or(|r| r.is_finite() && r >= 0.0)
+    }
+}
+
+/// Inside this fraction of the standoff distance, a unit backs off at full speed; nearer the
+/// edge, at a speed in proportion (so it holds the distance without overshooting).
+const STANDOFF_BAND: f32 = 0.03;
+
+/// A combatant, where it is, and the weights it may carry and flock it may be in.
+type Fighter = (
+    Entity,
+    &'static Combatant,
+    &'static GlobalTransform,
+    Option<&'static FlockWeights>,
+    Option<&'static InFlock>,
+);
+
+/// Adds each combatant agent's push away from the enemies nearer than its standoff distance:
+/// toward a velocity away from them, at max speed when [`STANDOFF_BAND`] of the distance or
+/// more inside it, weighted by its [`FlockWeights::standoff`].
+pub(crate) fn keep_standoff(
+    mut sim: ResMut<FlockSimulation>,
+    units: Query<Fighter>,
+    flocks: Query<&FlockWeights, With<Flock>>,
+    default_flock: Res<DefaultFlock>,
+    mut reporter: Reporter,
+) {
+    let enemies: Vec<(Entity, Combatant, Vec3)> = units
+        .iter()
+        .filter(|(entity, combatant, ..)| {
+            combatant.is_valid() || {
+                reporter.warn_once(
+                    *entity,
+                    "combatant",
+                    &format!("has a combatant with a radius or weapon range that is negative or not finite ({combatant:?}); it is left out of standoffs"),
+                );
+                false
+            }
+        })
+        .map(|(entity, combatant, transform, ..)| (entity, *combatant, transform.translation()))
+        .collect();
+    for (entity, unit, transform, weights, flock) in &units {
+        let Some(i) = sim.index_of(entity) else {
+            continue;
+        };
+        let weight = weights
+            .or_else(|| flocks.get(flock.map_or(default_flock.0, |f| f.0)).ok())
+            .map_or(0.0, |w| w.standoff);
+        if weight == 0.0 || !unit.is_valid() {
+            continue;
+        }
+        let position = transform.translation();
+        let limits = sim.crowd().params_of(i).limits;
+        let velocity = sim.crowd().velocity(i);
+        let mut away = Vec3::ZERO;
+        let mut depth: f32 = 0.0;
+        for (other, enemy, at) in &enemies {
+            if *other == entity || enemy.team == unit.team {
+                continue;
+            }
+            let standoff = unit.standoff(enemy);
+            let offset = position - *at;
+            // Where braking at max force from its closing speed would stop it: it starts
+            // backing off that early, and so comes to rest at the standoff, not inside it.
+            let closing = (-velocity.dot(offset.normalize_or_zero())).max(0.0);
+            let braking = closing * closing / (2.0 * limits.max_force.max(f32::EPSILON));
+            let distance = offset.length() - braking;
+            if distance < standoff {
+                away += offset.normalize_or(Vec3::X);
+                depth =
+                    depth.max((standoff - distance) / (standoff * STANDOFF_BAND).max(f32::EPSILON));
+            }
+        }
+        let Some(away) = away.try_normalize() else {
+            continue;
+        };
+        let desired = away * limits.max_speed * depth.min(1.0);
+        let push = (desired - velocity).clamp_length_max(limits.max_force) * weight;
+        sim.add_force(entity, push);
     }
 }

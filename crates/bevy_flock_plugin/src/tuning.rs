@@ -84,6 +84,10 @@ pub enum BlendMode {
     Prioritised,
 }
 
+/// [`FlockWeights::standoff`] by default: enough to hold a unit within 2% of its standoff
+/// distance against a seek at full force.
+const DEFAULT_STANDOFF: f32 = 3.0;
+
 /// Weights of the steering rules. On a [`Flock`](crate::Flock) entity they tune the flock; on
 /// an [`Agent`](crate::Agent) they override its flock's weights for that agent.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
@@ -126,6 +130,10 @@ pub struct FlockWeights {
     pub wander: f32,
     /// How fast the wander point drifts, in radians per square root of a second.
     pub wander_rate: f32,
+    /// Keep a [`Combatant`](crate::Combatant)'s standoff distance from enemy units (seed 003):
+    /// back off from any nearer than it, up to this many times max force. Worked out by the
+    /// plugin from the combatants' teams and weapons.
+    pub standoff: f32,
     /// How rule vectors become forces.
     pub style: RuleStyle,
     /// How the behaviours share the max force.
@@ -134,7 +142,7 @@ pub struct FlockWeights {
 
 impl Default for FlockWeights {
     /// Separation 1.8, alignment 1.0, cohesion 0.9, target 0.6, collision avoidance off,
-    /// flee 1, no noise, leader 1, flow 1, no wander (rate 2), weighted sum.
+    /// flee 1, no noise, leader 1, flow 1, no wander (rate 2), standoff 3, weighted sum.
     fn default() -> Self {
         Weights::default().into()
     }
@@ -329,6 +337,7 @@ impl From<Weights> for FlockWeights {
             flow: w.flow,
             wander: w.wander,
             wander_rate: w.wander_rate,
+            standoff: DEFAULT_STANDOFF,
             style: match w.style {
                 SteeringStyle::Vector => RuleStyle::Vector,
                 SteeringStyle::DesiredVelocity => RuleStyle::DesiredVelocity,

@@ -1,0 +1,131 @@
+//! Seed 003's fight rules: units keep their standoff distance from enemy units.
+
+use bevy::prelude::*;
+use bevy_flock::prelude::*;
+
+use crate::support::*;
+
+/// A unit of team 0 at `at`, attacking `enemy` (its target).
+fn spawn_unit(app: &mut App, at: Vec3, weapon_range: Option<f32>, enemy: Entity) -> Entity {
+    app.world_mut()
+        .spawn((
+            Agent,
+            Transform::from_translation(at),
+            Target::Entity(enemy),
+            Combatant {
+                team: 0,
+                radius: 0.5,
+                weapon_range,
+            },
+        ))
+        .id()
+}
+
+#[test]
+fn melee_ranged_and_support_units_hold_their_standoffs_from_an_enemy() {
+    let mut app = create_test_app(FlockingPlugin::default().planar());
+    tune_default_flock(
+        &mut app,
+        FlockTuning {
+            weights: FlockWeights {
+                target: 1.0,
+                separation: 1.8,
+                standoff: 3.0,
+                ..no_weights()
+            },
+            limits: SteeringLimits {
+                max_speed: 4.0,
+                max_force: 8.0,
+                arrival_radius: 2.0,
+                ..default()
+            },
+            ..default()
+        },
+    );
+    let enemy = app
+        .world_mut()
+        .spawn((
+            Transform::default(),
+            Combatant {
+                team: 1,
+                radius: 0.5,
+                weapon_range: Some(6.0),
+            },
+        ))
+        .id();
+    // (unit, standoff): melee at its range, ranged at its range, support outside the
+    // enemy's range plus 5.
+    let units = [
+        (
+            spawn_unit(&mut app, Vec3::new(-20.0, 0.0, 0.0), Some(1.5), enemy),
+            1.5,
+        ),
+        (
+            spawn_unit(&mut app, Vec3::new(20.0, 3.0, 0.0), Some(6.0), enemy),
+            6.0,
+        ),
+        (
+            spawn_unit(&mut app, Vec3::new(0.0, 20.0, 0.0), None, enemy),
+            11.0,
+        ),
+    ];
+    let mut largest_error = [0.0_f32; 3];
+    let mut closest = [f32::INFINITY; 3];
+    for tick in 0..960 {
+        run_ticks(&mut app, 1);
+        for (k, &(unit, standoff)) in units.iter().enumerate() {
+            let distance = app
+                .world()
+                .get::<Transform>(unit)
+                .unwrap()
+                .translation
+                .length();
+            closest[k] = closest[k].min(distance);
+            // Over the last 5 s, once they have come in.
+            if tick >= 640 {
+                largest_error[k] = largest_error[k].max((distance - standoff).abs());
+            }
+        }
+    }
+    println!(
+        "standoff errors over the last 5 s (melee 1.5, ranged 6, support 11): {largest_error:?}; closest approach {closest:?}"
+    );
+    for (k, &(_, standoff)) in units.iter().enumerate() {
+        assert!(
+            largest_error[k] < 0.05 * standoff,
+            "unit {k}: off its standoff {standoff} by up to {}",
+            largest_error[k]
+        );
+    }
+    // Each brakes as it comes in, and so never goes far inside its standoff: the support
+    // unit never within the enemy's weapon range.
+    for (k, &(_, standoff)) in units.iter().enumerate() {
+        assert!(
+            closest[k] > 0.95 * standoff,
+            "unit {k} came within {} of the enemy, standoff {standoff}",
+            closest[k]
+        );
+    }
+    assert!(
+        closest[2] > 6.0,
+        "the support unit came within {}",
+        closest[2]
+    );
+}
+
+#[test]
+fn standoff_distances_follow_seed_003s_three_cases() {
+    let armed = |range| Combatant {
+        team: 0,
+        radius: 0.5,
+        weapon_range: Some(range),
+    };
+    let unarmed = Combatant {
+        team: 0,
+        radius: 0.5,
+        weapon_range: None,
+    };
+    assert_eq!(armed(4.0).standoff(&unarmed), 4.0);
+    assert_eq!(unarmed.standoff(&armed(4.0)), 9.0);
+    assert_eq!(unarmed.standoff(&unarmed), 10.5);
+}
