@@ -82,13 +82,10 @@ fn mean_speed(app: &App, units: &[Entity]) -> f32 {
         / units.len() as f32
 }
 
-#[test]
-fn a_squad_crosses_a_maze_without_setting_foot_on_a_wall() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
-    tune_default_flock(&mut app, squad_tuning());
-    // Three corridors two tiles wide, joined at alternate ends: the goal is straight below the
-    // start, and the way there is 40 tiles long.
-    app.insert_resource(Terrain::from_rows(
+/// Three corridors two tiles wide, joined at alternate ends: a goal at the bottom right is
+/// straight below a start at the top left, and the way there is 40 tiles long.
+fn maze() -> Terrain {
+    Terrain::from_rows(
         Vec2::ZERO,
         1.0,
         &[
@@ -103,7 +100,14 @@ fn a_squad_crosses_a_maze_without_setting_foot_on_a_wall() {
             "#..............#",
             "################",
         ],
-    ));
+    )
+}
+
+#[test]
+fn a_squad_crosses_a_maze_without_setting_foot_on_a_wall() {
+    let mut app = create_test_app(FlockingPlugin::default().planar());
+    tune_default_flock(&mut app, squad_tuning());
+    app.insert_resource(maze());
     let goal = Vec3::new(13.5, 1.5, 0.0);
     let units = spawn_units(&mut app, 6, Vec3::new(1.5, 8.5, 0.0), goal);
     let arrived = run_checked(&mut app, &units, 1920, goal, 2.5);
@@ -190,27 +194,6 @@ fn a_walled_in_destination_leaves_the_unit_where_it_is() {
         p.distance(Vec3::new(0.5, 0.5, 0.0)) < 1e-3,
         "it moved to {p}"
     );
-}
-
-/// The maze of [`a_squad_crosses_a_maze_without_setting_foot_on_a_wall`]'s kind: three
-/// corridors two tiles wide joined at alternate ends, 40 tiles from start to goal.
-fn maze() -> Terrain {
-    Terrain::from_rows(
-        Vec2::ZERO,
-        1.0,
-        &[
-            "################",
-            "#..............#",
-            "#..............#",
-            "###########....#",
-            "#..............#",
-            "#..............#",
-            "#....###########",
-            "#..............#",
-            "#..............#",
-            "################",
-        ],
-    )
 }
 
 #[test]
