@@ -191,7 +191,10 @@
 //! squad, each member to its own place in a [`Formation`] round the point, where it settles
 //! instead of jostling for the point with the others. Units with a [`Combatant`] (team, radius,
 //! weapon range) keep seed 003's standoff from enemy units: at their weapon's range, or, when
-//! they cannot attack, outside the enemy's range plus 5 (`FlockWeights::standoff`).
+//! they cannot attack, outside the enemy's range plus 5 (`FlockWeights::standoff`). For
+//! comparison, a [`PotentialField`] on a squad steers its members by seed 003's alternative,
+//! a potential summed over every wall tile, squad-mate and enemy (BENCHMARKS.md compares the
+//! cost as maps grow).
 //!
 //! # Presets and the inspector
 //!

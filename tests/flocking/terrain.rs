@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 use bevy_flock::prelude::*;
-use bevy_flock::{Formation, PlannedPath, SteeringState};
+use bevy_flock::{Formation, PlannedPath, PotentialField, SteeringState};
 
 use crate::support::*;
 
@@ -250,4 +250,65 @@ fn a_squad_sent_as_one_settles_into_a_formation_at_the_goal() {
     assert!(settled < 2560 - 320, "still moving in the last 5 s");
     assert!(largest_miss < 0.3, "a unit {largest_miss} from its place");
     assert!(closest > 0.8, "units {closest} apart");
+}
+
+#[test]
+fn a_potential_field_squad_crosses_the_maze_too() {
+    let mut app = create_test_app(FlockingPlugin::default().planar());
+    app.insert_resource(maze());
+    let goal = Vec3::new(12.5, 2.0, 0.0);
+    let squad = spawn_flock(&mut app, squad_tuning());
+    app.world_mut()
+        .entity_mut(squad)
+        .insert((Destination(goal), PotentialField::default()));
+    let units: Vec<Entity> = (0..9)
+        .map(|k| {
+            let at = Vec3::new(1.5 + (k % 3) as f32, 8.5 - (k / 3) as f32 * 0.7, 0.0);
+            app.world_mut()
+                .spawn((Agent, InFlock(squad), Transform::from_translation(at)))
+                .id()
+        })
+        .collect();
+    let mut arrived = None;
+    for tick in 1..=2560 {
+        run_ticks(&mut app, 1);
+        let terrain = app.world().resource::<Terrain>();
+        for &unit in &units {
+            let p = app.world().get::<Transform>(unit).unwrap().translation;
+            assert!(terrain.is_walkable_at(p), "unit {unit} on a wall at {p}");
+        }
+        let formation = app.world().get::<Formation>(squad).unwrap();
+        let near = formation.places.iter().all(|&(u, place)| {
+            app.world()
+                .get::<Transform>(u)
+                .unwrap()
+                .translation
+                .distance(place)
+                < 1.5
+        });
+        if near && arrived.is_none() {
+            arrived = Some(tick);
+        }
+    }
+    let formation = app.world().get::<Formation>(squad).unwrap().clone();
+    let largest_miss = formation
+        .places
+        .iter()
+        .map(|&(u, place)| {
+            app.world()
+                .get::<Transform>(u)
+                .unwrap()
+                .translation
+                .distance(place)
+        })
+        .fold(0.0, f32::max);
+    println!(
+        "potential field squad of 9: all within 1.5 of their places after {:?} s; after 40 s furthest {largest_miss:.2}, mean speed {:.3}",
+        arrived.map(|t| t as f32 / 64.0),
+        mean_speed(&app, &units)
+    );
+    assert!(
+        arrived.is_some(),
+        "the potential-field squad never got there"
+    );
 }

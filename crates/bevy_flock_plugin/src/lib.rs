@@ -32,7 +32,7 @@ pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems, 
 #[cfg(feature = "presets")]
 pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
 pub use simulation::{FlockSimulation, NearbyAgent};
-pub use squads::{Combatant, Formation, SUPPORT_MARGIN, UNARMED_MARGIN};
+pub use squads::{Combatant, Formation, PotentialField, SUPPORT_MARGIN, UNARMED_MARGIN};
 pub use states::BehaviourStates;
 pub use terrain::{Destination, PlannedPath, Terrain};
 pub use tuning::{

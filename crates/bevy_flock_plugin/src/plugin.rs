@@ -187,6 +187,7 @@ impl Plugin for FlockingPlugin {
             .register_type::<PlannedPath>()
             .register_type::<Formation>()
             .register_type::<Combatant>()
+            .register_type::<PotentialField>()
             .register_type::<FlockWeights>()
             .register_type::<SteeringLimits>()
             .register_type::<Perception>()
@@ -240,7 +241,11 @@ impl Plugin for FlockingPlugin {
                 )
                     .chain()
                     .in_set(FlockingSystems::NeighbourLookup),
-                (simulation::accumulate_forces, crate::squads::keep_standoff)
+                (
+                    simulation::accumulate_forces,
+                    crate::squads::keep_standoff,
+                    crate::squads::steer_by_potential_field,
+                )
                     .chain()
                     .in_set(FlockingSystems::ForceAccumulation),
                 diagnostics::publish_metrics.in_set(FlockingSystems::Integration),

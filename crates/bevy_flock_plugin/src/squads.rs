@@ -275,3 +275,133 @@ pub(crate) fn keep_standoff(
         sim.add_force(entity, push);
     }
 }
+
+/// Potential-field steering, seed 003's alternative to flocking, for comparison, on the plane:
+/// members of a flock with this component do not flock; each steers down a potential summed over every
+/// object on the map: its [`Target`](crate::Target) (the next waypoint of its path) pulls, and
+/// every unwalkable [`Terrain`] tile, every squad-mate and every enemy
+/// [`Combatant`] nearer than its standoff distance pushes. Each object's field covers the whole
+/// map, so the work per unit grows with the map and the unit count, which is what seed 003
+/// measured against flocking (see the benchmark's squads section).
+///
+/// The sum, cut to length 1, is the fraction of max speed the unit wants to go at; it steers
+/// toward that velocity with up to its max force, in place of the flock's rules.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub struct PotentialField {
+    /// Strength of the target's pull (full at the arrival radius and beyond).
+    pub goal: f32,
+    /// Strength of each wall tile's push at half a tile from it, falling off with the square
+    /// of the distance.
+    pub walls: f32,
+    /// Strength of each squad-mate's push at the separation radius, falling off with the
+    /// square of the distance.
+    pub mates: f32,
+    /// Strength of an enemy's push at its centre, falling to nothing at the standoff distance.
+    pub enemies: f32,
+}
+
+impl Default for PotentialField {
+    /// Every field at strength 1.
+    fn default() -> Self {
+        Self {
+            goal: 1.0,
+            walls: 1.0,
+            mates: 1.0,
+            enemies: 1.0,
+        }
+    }
+}
+
+/// A unit steered by a potential field: where it is, its side, and its squad.
+type FieldUnit = (
+    Entity,
+    &'static GlobalTransform,
+    Option<&'static Combatant>,
+    &'static InFlock,
+);
+
+/// Steers every member of a flock with a [`PotentialField`] down its summed field, replacing
+/// the force the flocking rules (and standoffs) gave it this tick.
+pub(crate) fn steer_by_potential_field(
+    mut sim: ResMut<FlockSimulation>,
+    squads: Query<(&PotentialField, &Perception), With<Flock>>,
+    units: Query<FieldUnit, With<crate::Agent>>,
+    combatants: Query<(&Combatant, &GlobalTransform)>,
+    terrain: Option<Res<Terrain>>,
+) {
+    if squads.is_empty() {
+        return;
+    }
+    let started = bevy::platform::time::Instant::now();
+    let terrain = terrain.filter(|t| t.is_valid());
+    let walls: Vec<Vec3> = terrain.as_ref().map_or_else(Vec::new, |t| {
+        let mut centres = Vec::new();
+        for y in 0..t.size().y {
+            for x in 0..t.size().x {
+                let tile = UVec2::new(x, y);
+                if !t.is_walkable(tile) {
+                    centres.push(t.centre(tile));
+                }
+            }
+        }
+        centres
+    });
+    let half_tile = terrain.as_ref().map_or(0.5, |t| t.tile_size() * 0.5);
+    let members: Vec<(Entity, Vec3)> = units
+        .iter()
+        .filter(|(.., squad)| squads.contains(squad.0))
+        .map(|(_, transform, _, squad)| (squad.0, transform.translation()))
+        .collect();
+    for (entity, transform, unit, squad) in &units {
+        let Ok((field, perception)) = squads.get(squad.0) else {
+            continue;
+        };
+        let Some(i) = sim.index_of(entity) else {
+            continue;
+        };
+        let x = transform.translation();
+        let limits = sim.crowd().params_of(i).limits;
+        let mut sum = Vec3::ZERO;
+        if let Some(goal) = sim.crowd().target(i) {
+            let to_goal = goal - x;
+            let reach = (to_goal.length() / limits.arrival_radius.max(f32::EPSILON)).min(1.0);
+            sum += to_goal.normalize_or_zero() * reach * field.goal;
+        }
+        for &wall in &walls {
+            let away = x - wall;
+            let distance = (away.length() - half_tile).max(0.05 * half_tile);
+            let near = half_tile / distance;
+            sum += away.normalize_or_zero() * field.walls * near * near;
+        }
+        let spacing = perception.separation_radius.max(f32::EPSILON);
+        for &(mate_squad, at) in &members {
+            let away = x - at;
+            let distance = away.length();
+            if mate_squad == squad.0 && distance > 0.0 {
+                let near = spacing / distance.max(0.1 * spacing);
+                sum += away / distance * field.mates * near * near;
+            }
+        }
+        if let Some(unit) = unit {
+            for (enemy, at) in &combatants {
+                if enemy.team == unit.team || !enemy.is_valid() {
+                    continue;
+                }
+                let standoff = unit.standoff(enemy);
+                let away = x - at.translation();
+                let depth = (1.0 - away.length() / standoff.max(f32::EPSILON)).max(0.0);
+                sum += away.normalize_or_zero() * field.enemies * depth;
+            }
+        }
+        if !sum.is_finite() {
+            continue;
+        }
+        let desired = sum.with_z(0.0).clamp_length_max(1.0) * limits.max_speed;
+        let velocity = sim.crowd().velocity(i);
+        let steering = (desired - velocity).clamp_length_max(limits.max_force);
+        let flocking = sim.crowd().force(i);
+        sim.add_force(entity, steering - flocking);
+    }
+    sim.step_time += started.elapsed();
+}

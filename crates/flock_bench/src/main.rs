@@ -26,12 +26,15 @@
 //! `-- --only avoidance` runs the obstacle avoidance cases alone (see the `avoidance` module).
 //! `-- --only lab` runs the flocking lab's scene alone (see the `lab` module).
 //! `-- --only detail` runs the level-of-detail cases alone (see the `detail` module).
+//! `-- --only squads` runs the squads' flocking against potential fields alone, and prints
+//! its section of the report (see the `squads` module).
 //! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
 
 mod avoidance;
 mod detail;
 mod lab;
 mod soak;
+mod squads;
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -96,6 +99,14 @@ fn main() {
         for row in lab::measure(ticks, rounds) {
             println!("{}", row.line());
         }
+        return;
+    }
+    if only.as_deref() == Some("squads") {
+        let rows = squads::measure(ticks, rounds);
+        for row in &rows {
+            println!("{}", row.line());
+        }
+        println!("\n{}", squads::section(&rows, ticks, rounds));
         return;
     }
     if only.as_deref() == Some("detail") {
@@ -180,13 +191,19 @@ fn main() {
     for row in &detail_rows {
         println!("{}", row.line());
     }
+    let squads_rows = squads::measure(ticks, rounds);
+    for row in &squads_rows {
+        println!("{}", row.line());
+    }
     let report = report(&rows, ticks, rounds)
         + "\n"
         + &avoidance::section(&avoidance_rows, ticks, rounds)
         + "\n"
         + &lab::section(&lab_rows, ticks, rounds)
         + "\n"
-        + &detail::section(&detail_rows, ticks, rounds);
+        + &detail::section(&detail_rows, ticks, rounds)
+        + "\n"
+        + &squads::section(&squads_rows, ticks, rounds);
     std::fs::write("BENCHMARKS.md", &report).expect("write BENCHMARKS.md");
     plot(&rows, "benchmarks.svg");
     println!("\nwrote BENCHMARKS.md and benchmarks.svg");
