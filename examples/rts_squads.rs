@@ -1,6 +1,6 @@
 //! Seed 003's RTS squads, top down: two squads cross a walled map along A* paths, settle into
-//! a formation where they are sent, and keep their weapon's range from the red enemy group (a
-//! unit whose way runs past the group stops at its range, to engage, as seed 003's do).
+//! a formation where they are sent, and engage the red enemy group: a unit that sees an enemy
+//! on its way goes for it and holds at its weapon's range, as seed 003's do.
 //!
 //! Run with `cargo run --features examples --example rts_squads`.
 //! Drag with the left mouse button to select units (their squads), right-click to send the
@@ -190,6 +190,7 @@ fn setup(
                     team: 0,
                     radius: 0.35,
                     weapon_range,
+                    sight: 6.0,
                 },
                 Transform::from_translation(at.extend(0.0)),
                 Mesh2d(body.clone()),
@@ -223,6 +224,7 @@ fn setup(
                 team: 1,
                 radius: 0.35,
                 weapon_range: Some(4.0),
+                sight: 6.0,
             },
             Transform::from_translation(at.extend(0.0)),
             Mesh2d(body.clone()),

@@ -281,6 +281,7 @@ fn apply(app: &mut App, agents: &[Entity], flocks: &[Entity], change: Change) {
                     team,
                     radius,
                     weapon_range,
+                    sight: radius * 10.0,
                 });
             }
         }

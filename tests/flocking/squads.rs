@@ -16,6 +16,7 @@ fn spawn_unit(app: &mut App, at: Vec3, weapon_range: Option<f32>, enemy: Entity)
                 team: 0,
                 radius: 0.5,
                 weapon_range,
+                sight: 0.0,
             },
         ))
         .id()
@@ -50,6 +51,7 @@ fn melee_ranged_and_support_units_hold_their_standoffs_from_an_enemy() {
                 team: 1,
                 radius: 0.5,
                 weapon_range: Some(6.0),
+                sight: 0.0,
             },
         ))
         .id();
@@ -119,13 +121,82 @@ fn standoff_distances_follow_seed_003s_three_cases() {
         team: 0,
         radius: 0.5,
         weapon_range: Some(range),
+        sight: 0.0,
     };
     let unarmed = Combatant {
         team: 0,
         radius: 0.5,
         weapon_range: None,
+        sight: 0.0,
     };
     assert_eq!(armed(4.0).standoff(&unarmed), 4.0);
     assert_eq!(unarmed.standoff(&armed(4.0)), 9.0);
     assert_eq!(unarmed.standoff(&unarmed), 10.5);
+}
+
+#[test]
+fn a_unit_on_its_way_engages_an_enemy_in_sight_then_goes_on() {
+    let mut app = create_test_app(FlockingPlugin::default().planar());
+    tune_default_flock(
+        &mut app,
+        FlockTuning {
+            weights: FlockWeights {
+                target: 1.0,
+                standoff: 3.0,
+                ..no_weights()
+            },
+            limits: SteeringLimits {
+                max_speed: 4.0,
+                max_force: 8.0,
+                arrival_radius: 2.0,
+                ..default()
+            },
+            ..default()
+        },
+    );
+    app.insert_resource(Terrain::new(Vec2::ZERO, 1.0, UVec2::new(30, 10)));
+    let enemy = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(15.0, 5.0, 0.0),
+            Combatant {
+                team: 1,
+                radius: 0.5,
+                weapon_range: Some(3.0),
+                sight: 0.0,
+            },
+        ))
+        .id();
+    let goal = Vec3::new(28.0, 5.0, 0.0);
+    let unit = app
+        .world_mut()
+        .spawn((
+            Agent,
+            Transform::from_xyz(2.0, 5.0, 0.0),
+            Destination(goal),
+            Combatant {
+                team: 0,
+                radius: 0.5,
+                weapon_range: Some(4.0),
+                sight: 6.0,
+            },
+        ))
+        .id();
+    let position = |app: &App| app.world().get::<Transform>(unit).unwrap().translation;
+    run_ticks(&mut app, 512);
+    let engaged_at = position(&app).distance(Vec3::new(15.0, 5.0, 0.0));
+    assert_eq!(
+        app.world().get::<Target>(unit),
+        Some(&Target::Entity(enemy)),
+        "in sight: it goes for the enemy"
+    );
+    assert!(
+        (engaged_at - 4.0).abs() < 0.1,
+        "it holds at its weapon range: {engaged_at}"
+    );
+    app.world_mut().despawn(enemy);
+    run_ticks(&mut app, 512);
+    let left = position(&app).distance(goal);
+    println!("engaged at {engaged_at:.3} (range 4); after the enemy fell, {left:.3} from the goal");
+    assert!(left < 0.5, "it went on to its destination: {left} away");
 }

@@ -173,6 +173,10 @@ pub struct Combatant {
     pub radius: f32,
     /// How far its weapon reaches, centre to centre, or `None` for a unit that cannot attack.
     pub weapon_range: Option<f32>,
+    /// How far it sees: a unit on its way to a [`Destination`] that sees an enemy this near,
+    /// in a clear line across the terrain, leaves its path for the enemy (seed 003's hand-over
+    /// from path finding to flocking); zero never does.
+    pub sight: f32,
 }
 
 /// How far outside an enemy's weapon range a unit that cannot attack keeps (seed 003).
@@ -194,6 +198,8 @@ impl Combatant {
     pub fn is_valid(&self) -> bool {
         self.radius.is_finite()
             && self.radius >= 0.0
+            && self.sight.is_finite()
+            && self.sight >= 0.0
             && self.weapon_range.is_none_or(|r| r.is_finite() && r >= 0.0)
     }
 }

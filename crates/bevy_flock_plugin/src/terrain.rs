@@ -6,7 +6,7 @@ use flock_core::Shape;
 use pathfinding::prelude::astar;
 
 use crate::diagnostics::Reporter;
-use crate::{Agent, Target};
+use crate::{Agent, Combatant, Target};
 
 /// Cost of a straight step between tiles in A*; a diagonal one costs [`DIAGONAL_COST`].
 const STRAIGHT_COST: u32 = 10;
@@ -297,7 +297,10 @@ fn octile_distance(a: UVec2, b: UVec2) -> u32 {
 /// terrain the path is the destination alone.
 ///
 /// While an agent has a destination, the plugin owns its [`Target`]; remove the destination
-/// to steer the agent yourself again.
+/// to steer the agent yourself again. A [`Combatant`] that sees an enemy within its
+/// [`sight`](Combatant::sight) leaves its path for the nearest such enemy, where its standoff
+/// holds it at its weapon's range (seed 003's hand-over from path finding to flocking), and
+/// takes up its path again once none is in sight.
 ///
 /// On a [`Flock`](crate::Flock) entity it sends the whole flock as a squad: each member gets
 /// its own place in a [`Formation`](crate::Formation) round the point as its destination.
@@ -325,14 +328,16 @@ type Following = (
     Ref<'static, Destination>,
     &'static mut PlannedPath,
     &'static mut Target,
+    Option<&'static Combatant>,
 );
 
 /// Plans paths for agents whose destination or terrain changed (or that have none), then
-/// moves each agent's target along its path: to the next waypoint once within a tile of the
-/// current one.
+/// moves each agent's target along its path, or, for a combatant that sees an enemy, to the
+/// nearest enemy in sight.
 pub(crate) fn follow_paths(
     terrain: Option<Res<Terrain>>,
     mut agents: Query<Following, With<Agent>>,
+    combatants: Query<(Entity, &Combatant, &GlobalTransform)>,
     mut reporter: Reporter,
     mut warned_invalid: Local<bool>,
 ) {
@@ -348,7 +353,12 @@ pub(crate) fn follow_paths(
     }
     let terrain = terrain.filter(|t| t.is_valid());
     let replan_all = terrain.as_ref().is_some_and(|t| t.is_changed());
-    for (entity, transform, destination, mut path, mut target) in &mut agents {
+    let fighters: Vec<(Entity, Combatant, Vec3)> = combatants
+        .iter()
+        .filter(|(_, c, _)| c.is_valid())
+        .map(|(e, c, t)| (e, *c, t.translation()))
+        .collect();
+    for (entity, transform, destination, mut path, mut target, unit) in &mut agents {
         let position = transform.translation;
         if replan_all || destination.is_changed() || path.destination != Some(destination.0) {
             let waypoints = match &terrain {
@@ -374,10 +384,33 @@ pub(crate) fn follow_paths(
         if let Some(terrain) = &terrain {
             steer_along(terrain, position, &mut path);
         }
-        let wanted = match path.waypoints.get(path.next) {
-            Some(&waypoint) => Target::Point(waypoint),
-            None => Target::None,
+        let in_sight = unit
+            .filter(|u| u.is_valid() && u.sight > 0.0)
+            .and_then(|u| nearest_enemy_in_sight(u, position, &fighters, terrain.as_deref()));
+        let wanted = match (in_sight, path.waypoints.get(path.next)) {
+            (Some(enemy), _) => Target::Entity(enemy),
+            (None, Some(&waypoint)) => Target::Point(waypoint),
+            (None, None) => Target::None,
         };
         target.set_if_neq(wanted);
     }
+}
+
+/// The nearest enemy of `unit` (at `position`) within its sight and in a clear line across
+/// the terrain, if any.
+fn nearest_enemy_in_sight(
+    unit: &Combatant,
+    position: Vec3,
+    fighters: &[(Entity, Combatant, Vec3)],
+    terrain: Option<&Terrain>,
+) -> Option<Entity> {
+    fighters
+        .iter()
+        .filter(|(_, other, _)| other.team != unit.team)
+        .map(|&(enemy, _, at)| (enemy, at.distance(position), at))
+        .filter(|&(_, distance, at)| {
+            distance <= unit.sight && terrain.is_none_or(|t| t.is_clear_band(position, at, 0.0))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+        .map(|(enemy, ..)| enemy)
 }

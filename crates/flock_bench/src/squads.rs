@@ -109,6 +109,7 @@ fn squads_app(side: u32, units: usize, steering: Steering, cores: usize) -> App 
                     team: 0,
                     radius: 0.35,
                     weapon_range: Some(4.0),
+                    sight: 0.0,
                 },
             ));
         }
@@ -121,6 +122,7 @@ fn squads_app(side: u32, units: usize, steering: Steering, cores: usize) -> App 
                 team: 1,
                 radius: 0.35,
                 weapon_range: Some(4.0),
+                sight: 0.0,
             },
         ));
     }
