@@ -50,14 +50,7 @@ fn run_checked(app: &mut App, units: &[Entity], ticks: u32, goal: Vec3, near: f3
     let mut arrived = None;
     for tick in 1..=ticks {
         run_ticks(app, 1);
-        let terrain = app.world().resource::<Terrain>();
-        for &unit in units {
-            let p = app.world().get::<Transform>(unit).unwrap().translation;
-            assert!(
-                terrain.is_walkable_at(p),
-                "unit {unit} is on an unwalkable tile at {p} after {tick} ticks"
-            );
-        }
+        assert_off_walls(app, units, tick);
         let all_near = units.iter().all(|&u| {
             app.world()
                 .get::<Transform>(u)
@@ -71,6 +64,47 @@ fn run_checked(app: &mut App, units: &[Entity], ticks: u32, goal: Vec3, near: f3
         }
     }
     arrived
+}
+
+/// Asserts that none of `units` is on an unwalkable tile after `tick` ticks.
+fn assert_off_walls(app: &App, units: &[Entity], tick: u32) {
+    let terrain = app.world().resource::<Terrain>();
+    for &unit in units {
+        let p = app.world().get::<Transform>(unit).unwrap().translation;
+        assert!(
+            terrain.is_walkable_at(p),
+            "unit {unit} is on an unwalkable tile at {p} after {tick} ticks"
+        );
+    }
+}
+
+/// A planar app with the [`maze`] and a squad of nine units at its start, sent as one to
+/// `goal` with `steering` besides on the squad; returns the app, the squad and its units.
+fn squad_in_maze(goal: Vec3, steering: impl Bundle) -> (App, Entity, Vec<Entity>) {
+    let mut app = create_test_app(FlockingPlugin::default().planar());
+    app.insert_resource(maze());
+    let squad = spawn_flock(&mut app, squad_tuning());
+    app.world_mut()
+        .entity_mut(squad)
+        .insert((Destination(goal), steering));
+    let units = (0..9)
+        .map(|k| {
+            let at = Vec3::new(1.5 + (k % 3) as f32, 8.5 - (k / 3) as f32 * 0.7, 0.0);
+            app.world_mut()
+                .spawn((Agent, InFlock(squad), Transform::from_translation(at)))
+                .id()
+        })
+        .collect();
+    (app, squad, units)
+}
+
+/// Whether every member of `squad` is within `near` of its formation place.
+fn all_in_place(app: &App, squad: Entity, near: f32) -> bool {
+    let formation = app.world().get::<Formation>(squad).unwrap();
+    formation.places.iter().all(|&(unit, place)| {
+        let p = app.world().get::<Transform>(unit).unwrap().translation;
+        p.distance(place) < near
+    })
 }
 
 /// Mean speed of `units`.
@@ -198,34 +232,14 @@ fn a_walled_in_destination_leaves_the_unit_where_it_is() {
 
 #[test]
 fn a_squad_sent_as_one_settles_into_a_formation_at_the_goal() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
-    app.insert_resource(maze());
     let goal = Vec3::new(12.5, 2.0, 0.0);
-    let squad = spawn_flock(&mut app, squad_tuning());
-    app.world_mut().entity_mut(squad).insert(Destination(goal));
-    let units: Vec<Entity> = (0..9)
-        .map(|k| {
-            let at = Vec3::new(1.5 + (k % 3) as f32, 8.5 - (k / 3) as f32 * 0.7, 0.0);
-            app.world_mut()
-                .spawn((Agent, InFlock(squad), Transform::from_translation(at)))
-                .id()
-        })
-        .collect();
+    let (mut app, squad, units) = squad_in_maze(goal, ());
     let mut speeds = Vec::new();
     let mut arrived = None;
     for tick in 1..=2560 {
         run_ticks(&mut app, 1);
-        let terrain = app.world().resource::<Terrain>();
-        for &unit in &units {
-            let p = app.world().get::<Transform>(unit).unwrap().translation;
-            assert!(terrain.is_walkable_at(p), "unit {unit} on a wall at {p}");
-        }
-        let formation = app.world().get::<Formation>(squad).unwrap();
-        let within = formation.places.iter().all(|&(u, place)| {
-            let p = app.world().get::<Transform>(u).unwrap().translation;
-            p.distance(place) < 0.5
-        });
-        if within && arrived.is_none() {
+        assert_off_walls(&app, &units, tick);
+        if all_in_place(&app, squad, 0.5) && arrived.is_none() {
             arrived = Some(tick);
         }
         speeds.push(mean_speed(&app, &units));
@@ -254,39 +268,13 @@ fn a_squad_sent_as_one_settles_into_a_formation_at_the_goal() {
 
 #[test]
 fn a_potential_field_squad_crosses_the_maze_too() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
-    app.insert_resource(maze());
     let goal = Vec3::new(12.5, 2.0, 0.0);
-    let squad = spawn_flock(&mut app, squad_tuning());
-    app.world_mut()
-        .entity_mut(squad)
-        .insert((Destination(goal), PotentialField::default()));
-    let units: Vec<Entity> = (0..9)
-        .map(|k| {
-            let at = Vec3::new(1.5 + (k % 3) as f32, 8.5 - (k / 3) as f32 * 0.7, 0.0);
-            app.world_mut()
-                .spawn((Agent, InFlock(squad), Transform::from_translation(at)))
-                .id()
-        })
-        .collect();
+    let (mut app, squad, units) = squad_in_maze(goal, PotentialField::default());
     let mut arrived = None;
     for tick in 1..=2560 {
         run_ticks(&mut app, 1);
-        let terrain = app.world().resource::<Terrain>();
-        for &unit in &units {
-            let p = app.world().get::<Transform>(unit).unwrap().translation;
-            assert!(terrain.is_walkable_at(p), "unit {unit} on a wall at {p}");
-        }
-        let formation = app.world().get::<Formation>(squad).unwrap();
-        let near = formation.places.iter().all(|&(u, place)| {
-            app.world()
-                .get::<Transform>(u)
-                .unwrap()
-                .translation
-                .distance(place)
-                < 1.5
-        });
-        if near && arrived.is_none() {
+        assert_off_walls(&app, &units, tick);
+        if all_in_place(&app, squad, 1.5) && arrived.is_none() {
             arrived = Some(tick);
         }
     }
