@@ -67,6 +67,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
             nasty_f32(),
             nasty_f32(),
             nasty_f32(),
+            nasty_f32(),
         ],
         [
             nasty_f32(),
@@ -78,11 +79,18 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
         (
             proptest::option::of(0_u32..100),
             proptest::option::of(nasty_f32()),
+            (any::<bool>(), 0_u8..3, any::<bool>()),
         ),
         (0_u8..3, nasty_vec3(), nasty_vec3(), nasty_f32()),
     )
         .prop_map(
-            |(w, l, p, (max_neighbours, turn_rate), (edge, min, max, margin))| FlockTuning {
+            |(
+                w,
+                l,
+                p,
+                (max_neighbours, turn_rate, (desired_velocity, blending, counts_itself)),
+                (edge, min, max, margin),
+            )| FlockTuning {
                 weights: FlockWeights {
                     separation: w[0],
                     alignment: w[1],
@@ -96,8 +104,16 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                     wander: w[9],
                     wander_rate: w[10],
                     standoff: w[3],
-                    style: RuleStyle::Vector,
-                    blending: BlendMode::Prioritised,
+                    style: if desired_velocity {
+                        RuleStyle::DesiredVelocity
+                    } else {
+                        RuleStyle::Vector
+                    },
+                    blending: match blending {
+                        0 => BlendMode::Prioritised,
+                        1 => BlendMode::WeightedSum,
+                        _ => BlendMode::RuleLimitsOnly,
+                    },
                 },
                 limits: SteeringLimits {
                     max_speed: l[0],
@@ -106,6 +122,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                     arrival_radius: l[3],
                     max_turn_rate: turn_rate,
                     reach_radius: l[4],
+                    response_time: l[5],
                 },
                 perception: Perception {
                     neighbour_radius: p[0],
@@ -114,6 +131,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                     max_neighbours,
                     collision_distance: p[3],
                     collision_horizon: p[4],
+                    counts_itself,
                 },
                 boundary: match edge {
                     0 => Boundary::None,

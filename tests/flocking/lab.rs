@@ -1,4 +1,4 @@
-//! Seed 002's flocking lab observations, on the lab's tuning ([`FlockTuning::flocking_lab`]):
+//! The flocking lab's observations, on the lab's tuning ([`FlockTuning::flocking_lab`]):
 //! 1,500 boids wrapping round a 900 x 560 field.
 
 use bevy::prelude::*;
@@ -13,7 +13,6 @@ const HALF_FIELD: Vec2 = Vec2::new(450.0, 280.0);
 struct LabRun {
     polarisation: Vec<f32>,
     positions: Vec<Vec3>,
-    mean_neighbours: f32,
 }
 
 impl LabRun {
@@ -58,7 +57,6 @@ fn run_lab(seconds: u32, tune: impl FnOnce(&mut FlockTuning)) -> LabRun {
     }
     LabRun {
         polarisation,
-        mean_neighbours: app.world().resource::<FlockMetrics>().mean_neighbours,
         positions: positions(&mut app),
     }
 }
@@ -111,57 +109,90 @@ fn uniform_neighbours(radius: f32) -> f32 {
 #[test]
 fn the_lab_birds_order_above_point_nine() {
     let birds = run_lab(15, |_| {});
-    // Measured: 0.04 after a second, 0.88 after 10, 0.99 from 12 on.
-    assert!(birds.polarisation[0] < 0.1, "{:?}", birds.polarisation);
-    assert!(birds.last() > 0.9, "{:?}", birds.polarisation);
+    // Measured: 0.35 after a second, 0.86 after 5, 0.91 to 0.95 from 10 on (the lab's
+    // definition, run beside the library in `lab_reference`, gives the same to within 0.06).
+    assert!(birds.polarisation[0] < 0.5, "{:?}", birds.polarisation);
+    assert!(birds.highest() > 0.9, "{:?}", birds.polarisation);
+    assert!(
+        birds.polarisation[10..].iter().all(|&p| p > 0.85),
+        "did not stay ordered: {:?}",
+        birds.polarisation
+    );
 }
 
 #[test]
 fn without_alignment_the_lab_boids_stay_clumped_but_point_every_way() {
-    let run = run_lab(15, |t| t.weights.alignment = 0.0);
-    // Random headings give about 1 / sqrt(1500) = 0.03; measured at most 0.06.
-    assert!(run.highest() < 0.15, "{:?}", run.polarisation);
-    // Measured 40 neighbours each, where an even spread gives 23.
+    // The lab's experiment: let the birds order, then turn alignment off.
+    let mut app = lab_app(|_| {});
+    run_ticks(&mut app, 15 * 64);
+    let ordered = app.world().resource::<FlockMetrics>().polarisation;
+    let flock = **app.world().resource::<DefaultFlock>();
+    app.world_mut()
+        .get_mut::<FlockWeights>(flock)
+        .expect("the default flock has weights")
+        .alignment = 0.0;
+    let mut after = Vec::new();
+    for _ in 0..10 {
+        run_ticks(&mut app, 32);
+        after.push(app.world().resource::<FlockMetrics>().polarisation);
+    }
+    // Measured: 0.91, then 0.54 a second later, 0.27 after 2 s and 0.22 to 0.26 after that.
+    // Random headings would give about 1 / sqrt(1500) = 0.03: the clumps keep some common drift.
+    assert!(ordered > 0.85, "the birds did not order first: {ordered}");
     assert!(
-        run.mean_neighbours > 1.4 * uniform_neighbours(50.0),
-        "{} neighbours each: not clumped",
-        run.mean_neighbours
+        after[3..].iter().all(|&p| p < 0.35),
+        "{ordered} -> {after:?}: did not fall sharply"
+    );
+    // Measured 76 neighbours each, where an even spread gives 23.
+    let neighbours = app.world().resource::<FlockMetrics>().mean_neighbours;
+    assert!(
+        neighbours > 1.4 * uniform_neighbours(50.0),
+        "{neighbours} neighbours each: not clumped"
     );
 }
 
 #[test]
-fn alignment_alone_orders_the_lab_boids_slowly() {
-    let run = run_lab(20, |t| {
+fn alignment_alone_orders_the_lab_boids() {
+    let run = run_lab(10, |t| {
         t.weights.cohesion = 0.0;
         t.weights.separation = 0.0;
     });
-    // Measured: 0.11 after a second, 0.32 after 10, 0.42 after 20 (the birds: 0.88 and 0.99).
-    let after_ten = run.polarisation[9];
-    assert!(after_ten < 0.6, "ordered too fast: {:?}", run.polarisation);
-    assert!(
-        run.last() > run.polarisation[0] + 0.2,
-        "did not order: {:?}",
-        run.polarisation
-    );
+    // Measured: 0.30 after a second, 0.93 after 6, 0.99 after 10. Under the lab's definition
+    // the boids also gather (133 neighbours each after 15 s, against 23 spread evenly): streams
+    // that cross turn to their common heading and fly on together.
+    assert!(run.polarisation[0] < 0.5, "{:?}", run.polarisation);
+    assert!(run.last() > 0.9, "did not order: {:?}", run.polarisation);
 }
 
 #[test]
 fn the_vision_radius_sets_how_many_groups_form() {
-    let groups_with = |radius: f32| {
-        let run = run_lab(20, |t| {
+    let run_with = |radius: f32| {
+        run_lab(3, |t| {
             t.perception.neighbour_radius = radius;
             t.perception.separation_radius = t.perception.separation_radius.min(radius);
-        });
-        (groups(&run.positions, 30.0, 5), run.last())
+        })
     };
-    // Measured: 8 groups of 5 or more at radius 10 (polarisation 0.44), 1 at radius 150 (0.99).
-    let (narrow, narrow_order) = groups_with(10.0);
-    let (wide, wide_order) = groups_with(150.0);
-    assert!(narrow >= 5, "{narrow} groups with a vision radius of 10");
-    assert!(wide <= 2, "{wide} groups with a vision radius of 150");
+    // After 3 s. Measured: with a vision radius of 10, 59 groups of 5 or more boids that see
+    // one another, polarisation 0.21; with 150, one group (boids within 30 of one another)
+    // and 0.99. The narrow groups still merge and align in the end (0.96 after 20 s here and
+    // in the lab's definition alike): vision sets how fast order spreads.
+    let narrow = run_with(10.0);
+    let wide = run_with(150.0);
+    let narrow_groups = groups(&narrow.positions, 10.0, 5);
+    let wide_largest = group_sizes(&wide.positions, 30.0)[0];
     assert!(
-        narrow_order < 0.7 && wide_order > 0.9,
-        "{narrow_order} vs {wide_order}"
+        narrow_groups >= 20,
+        "{narrow_groups} groups with a vision radius of 10"
+    );
+    assert!(
+        wide_largest >= BOIDS * 95 / 100,
+        "the largest group with a vision radius of 150 had {wide_largest} boids"
+    );
+    assert!(
+        narrow.last() < 0.4 && wide.last() > 0.9,
+        "{} vs {}",
+        narrow.last(),
+        wide.last()
     );
 }
 
@@ -180,11 +211,12 @@ fn centre_on_torus(positions: &[Vec3]) -> Vec3 {
 }
 
 #[test]
-fn a_predator_splits_the_lab_flock_which_rejoins_once_it_goes() {
+fn a_predator_clears_a_hole_in_the_lab_flock_which_closes_once_it_goes() {
     let mut app = lab_app(|_| {});
     // The birds form one ordered flock within 15 s (see the first test).
     run_ticks(&mut app, 15 * 64);
-    // Seed 002: hold the predator in the middle of the flock, then let go.
+    let ordered = app.world().resource::<FlockMetrics>().polarisation;
+    // The lab's experiment: hold the predator in the middle of the flock, then let go.
     let centre = centre_on_torus(&positions(&mut app));
     let within_reach = |positions: &[Vec3]| {
         let size = HALF_FIELD * 2.0;
@@ -204,12 +236,10 @@ fn a_predator_splits_the_lab_flock_which_rejoins_once_it_goes() {
             Transform::from_translation(centre),
         ))
         .id();
-    // Groups of boids within 30 of one another, every half second for 4 s.
-    let mut second_largest = 0;
+    let mut least_order = ordered;
     for _ in 0..8 {
         run_ticks(&mut app, 32);
-        let sizes = group_sizes(&positions(&mut app), 30.0);
-        second_largest = second_largest.max(sizes.get(1).copied().unwrap_or(0));
+        least_order = least_order.min(app.world().resource::<FlockMetrics>().polarisation);
     }
     let at_release = within_reach(&positions(&mut app));
     app.world_mut().despawn(predator);
@@ -223,16 +253,17 @@ fn a_predator_splits_the_lab_flock_which_rejoins_once_it_goes() {
         }
     }
     let order = app.world().resource::<FlockMetrics>().polarisation;
-    // Measured: 779 boids within its reach at first, 29 after 4 s; the flock split into 1,076
-    // and 420 (the second group appears after 3.5 s); one group again 1 s after the predator
-    // went; polarisation 0.95 -> 0.77 while it was there, 1.00 8 s after.
+    // Measured: 779 boids within its reach at first, 29 after 4 s, the flock parted round it
+    // (still linked within 30 px: under the lab's rules the halves stay in touch at the rim);
+    // polarisation 0.91 -> 0.72 while it was there; one group of 99% 1 s after it went, and
+    // 0.90 after 8 s.
     assert!(
         at_release * 10 < at_first,
         "{at_first} within reach at first, {at_release} after 4 s: they did not flee"
     );
     assert!(
-        second_largest >= BOIDS / 10,
-        "the flock did not split: the second group had {second_largest} boids"
+        least_order < ordered - 0.1,
+        "the predator did not disturb the flock: polarisation {ordered} -> {least_order}"
     );
     let rejoined_after = rejoined_after.expect("the flock did not rejoin within 8 s");
     assert!(
@@ -240,7 +271,7 @@ fn a_predator_splits_the_lab_flock_which_rejoins_once_it_goes() {
         "rejoined only after {rejoined_after} s"
     );
     assert!(
-        order > 0.9,
+        order > 0.8,
         "polarisation {order} 8 s after the predator went"
     );
 }

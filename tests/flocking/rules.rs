@@ -266,3 +266,48 @@ fn speed_stays_within_limits() {
         }
     }
 }
+
+/// Order parameter over the second half of `steps` ticks of [`FlockTuning::vicsek`] with 400
+/// agents in Vicsek et al.'s periodic 10 x 10 box (density 4), on the plane.
+fn vicsek_order(eta: f32, steps: u32) -> f32 {
+    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let tick = app
+        .world()
+        .resource::<Time<Fixed>>()
+        .timestep()
+        .as_secs_f32();
+    let mut tuning = FlockTuning::vicsek(eta, tick);
+    tuning.boundary = Boundary::Wrap {
+        min: Vec3::ZERO,
+        max: Vec3::new(10.0, 10.0, 0.0),
+    };
+    tune_default_flock(&mut app, tuning);
+    let mut rng = Rng::new(17);
+    let agents: Vec<Entity> = (0..400)
+        .map(|_| {
+            let p = Vec3::new(rng.unit(), rng.unit(), 0.0) * 10.0;
+            let angle = rng.unit() * std::f32::consts::TAU;
+            let v = Vec3::new(ops::cos(angle), ops::sin(angle), 0.0) * 0.03 / tick;
+            app.world_mut()
+                .spawn((Agent, Transform::from_translation(p), Velocity(v)))
+                .id()
+        })
+        .collect();
+    run_ticks(&mut app, steps / 2);
+    let mut order = 0.0;
+    for _ in 0..steps / 2 {
+        run_ticks(&mut app, 1);
+        order += polarisation(&velocities_of(&app, &agents));
+    }
+    order / (steps / 2) as f32
+}
+
+#[test]
+fn the_vicsek_recipe_orders_at_low_noise_and_not_at_high() {
+    // Vicsek et al. (1995), figure 2a, density 4: about 0.95 at eta = 1 and 0.2 at eta = 4
+    // (measured here: 0.94 and 0.23). The kernel's test compares the whole curve with an
+    // independent implementation; this one checks that the plugin's recipe carries it.
+    let (calm, noisy) = (vicsek_order(1.0, 1_000), vicsek_order(4.0, 1_000));
+    assert!(calm > 0.9, "order {calm} at eta = 1");
+    assert!(noisy < 0.4, "order {noisy} at eta = 4");
+}

@@ -333,6 +333,11 @@ fn tuning_view(
                 .show_ui(ui, |ui| {
                     ui.selectable_value(&mut w.blending, BlendMode::WeightedSum, "WeightedSum");
                     ui.selectable_value(&mut w.blending, BlendMode::Prioritised, "Prioritised");
+                    ui.selectable_value(
+                        &mut w.blending,
+                        BlendMode::RuleLimitsOnly,
+                        "RuleLimitsOnly",
+                    );
                 });
             egui::ComboBox::from_label("rule style")
                 .selected_text(format!("{:?}", w.style))
@@ -351,6 +356,7 @@ fn tuning_view(
             amount(ui, &mut l.max_speed, "max speed");
             amount(ui, &mut l.min_speed, "min speed");
             amount(ui, &mut l.max_force, "max force");
+            amount(ui, &mut l.response_time, "response time (s)");
             amount(ui, &mut l.arrival_radius, "arrival radius");
             optional(ui, &mut l.max_turn_rate, "turn rate limit (deg/s)", 180.0);
             amount(ui, &mut l.reach_radius, "reach radius");
@@ -366,6 +372,7 @@ fn tuning_view(
             p.max_neighbours = cap.map(|n| n.round().max(1.0) as u32);
             amount(ui, &mut p.collision_distance, "collision distance");
             amount(ui, &mut p.collision_horizon, "collision horizon (s)");
+            ui.checkbox(&mut p.counts_itself, "counts itself (Vicsek)");
         });
     egui::CollapsingHeader::new("Edge").show(ui, |ui| boundary_view(ui, &mut b));
     weights.set_if_neq(w);

@@ -329,12 +329,7 @@ pub(crate) fn extract_agents(
                                 .or(entry.map(|e| e.parts.limits))
                                 .map_or(SteeringLimits::default().max_speed, |l| l.max_speed);
                             let distance = at.distance(agent.transform.translation);
-                            let lead = if max_speed > 0.0 && max_speed.is_finite() {
-                                (distance / max_speed).min(flock_core::LONGEST_LEAD)
-                            } else {
-                                0.0
-                            };
-                            Some(at + velocity.0 * lead)
+                            Some(at + velocity.0 * flock_core::lead_time(distance, max_speed))
                         }
                         _ => Some(at),
                     }

@@ -3,7 +3,7 @@
 use bevy::prelude::*;
 use flock_core::{AgentParams, AvoidanceParams, Blending, Limits, SteeringStyle, Weights};
 
-/// How agents look ahead for [`Obstacle`](crate::Obstacle)s (seed 000's sphere cast): a ball
+/// How agents look ahead for [`Obstacle`](crate::Obstacle)s, by a sphere cast: a ball
 /// of `cast_radius` cast along the heading as far as a look-ahead that grows with speed, from
 /// `min_look_ahead` at rest to `max_look_ahead` at max speed; when it hits, the agent turns to
 /// the nearest clear direction within `fan_degrees` either side of its heading, and keeps it
@@ -25,8 +25,8 @@ pub struct ObstacleAvoidance {
     /// Half the width of the fan searched for a clear direction, in degrees (at most 180).
     pub fan_degrees: f32,
     /// Seconds a chosen direction is kept while it stays clear, so that agents commit to a
-    /// detour rather than waver between an obstacle and their target (seed 004's 0.5 by
-    /// default; zero keeps none). It starts again while the way to the target stays blocked,
+    /// detour rather than waver between an obstacle and their target (0.5 by default, as
+    /// `examples/creatures_2d` shows; zero keeps none). It starts again while the way to the target stays blocked,
     /// so that agents follow a wall to its end.
     pub hold_seconds: f32,
 }
@@ -57,15 +57,17 @@ impl From<ObstacleAvoidance> for AvoidanceParams {
     }
 }
 
-/// How each rule's raw vector becomes a steering force. See [`flock_core::SteeringStyle`].
+/// How separation, alignment and cohesion become steering forces. See
+/// [`flock_core::SteeringStyle`] for the formulas.
 #[derive(Reflect, Default, Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 #[reflect(Default, Debug, Clone, PartialEq)]
 pub enum RuleStyle {
-    /// The rule's vector is the force (metre-scale worlds; the Unity tutorial).
+    /// The rule's vector is the force (Reynolds 1987 as usually coded; metre-scale worlds).
     #[default]
     Vector,
-    /// `direction * max_speed - velocity` per rule (Reynolds; scale-free, the flocking lab).
+    /// Each rule picks a direction; its force is `(direction * max_speed - velocity) /
+    /// response_time` (Reynolds 1999; scale-free, the flocking lab's model).
     DesiredVelocity,
 }
 
@@ -82,6 +84,9 @@ pub enum BlendMode {
     /// flow, alignment, cohesion, wander, each taking what it needs of what is left of the
     /// max force. Under a tight budget the urgent ones win.
     Prioritised,
+    /// Each behaviour limited to the max force on its own, weighted, and added with no limit
+    /// on the sum (the flocking lab's blending).
+    RuleLimitsOnly,
 }
 
 /// [`FlockWeights::standoff`] by default: enough to hold a unit within 2% of its standoff
@@ -130,7 +135,7 @@ pub struct FlockWeights {
     pub wander: f32,
     /// How fast the wander point drifts, in radians per square root of a second.
     pub wander_rate: f32,
-    /// Keep a [`Combatant`](crate::Combatant)'s standoff distance from enemy units (seed 003):
+    /// Keep a [`Combatant`](crate::Combatant)'s standoff distance from enemy units, as RTS units hold their weapon's range:
     /// back off from any nearer than it, up to this many times max force. Worked out by the
     /// plugin from the combatants' teams and weapons.
     pub standoff: f32,
@@ -161,8 +166,14 @@ pub struct SteeringLimits {
     pub max_speed: f32,
     /// Lowest speed; above zero, agents never stop.
     pub min_speed: f32,
-    /// Largest steering acceleration, per rule and in total.
+    /// Largest steering acceleration, per rule and (unless the blending is
+    /// [`BlendMode::RuleLimitsOnly`]) in total.
     pub max_force: f32,
+    /// Seconds in which a behaviour that steers toward a desired velocity asks to reach it:
+    /// its force is `(desired - velocity) / response_time`, up to the max force. One second
+    /// by default; one tick gives Reynolds' per-step vehicles and the flocking lab. See
+    /// [`flock_core::Limits::response_time`].
+    pub response_time: f32,
     /// Inside this distance of its target an agent slows down; zero seeks at full speed.
     ///
     /// Inside the radius the approach behaves like a damped spring with damping ratio
@@ -170,7 +181,8 @@ pub struct SteeringLimits {
     /// below 1 the agent overshoots a little and settles; the defaults give 0.3.
     pub arrival_radius: f32,
     /// Fastest the heading turns, in degrees per second (`None`: at once). With a limit the
-    /// heading drives the motion, as for seed 004's creatures: steering picks the way, the
+    /// heading drives the motion, as for the creatures of `examples/creatures_2d`: steering
+    /// picks the way, the
     /// heading turns toward it at most this fast, and the agent moves along its heading.
     pub max_turn_rate: Option<f32>,
     /// Within this distance of its [`Target`](crate::Target) an agent has reached it: it gets a
@@ -179,8 +191,8 @@ pub struct SteeringLimits {
 }
 
 impl Default for SteeringLimits {
-    /// Max speed 5, min speed 0, max force 8, arrival radius 3, turning at once, reach radius
-    /// 0.5.
+    /// Max speed 5, min speed 0, max force 8, response time 1 s, arrival radius 3, turning at
+    /// once, reach radius 0.5.
     fn default() -> Self {
         Limits::default().into()
     }
@@ -211,6 +223,9 @@ pub struct Perception {
     pub collision_distance: f32,
     /// Seconds ahead that collisions with neighbours are predicted.
     pub collision_horizon: f32,
+    /// Whether an agent counts itself among the flock-mates it aligns and coheres with, as in
+    /// Vicsek et al.'s (1995) model. Off by default.
+    pub counts_itself: bool,
 }
 
 impl Default for Perception {
@@ -283,13 +298,17 @@ pub struct FlockTuning {
 }
 
 impl FlockTuning {
-    /// The flocking lab's birds: vision radius 50, separation radius 20, max speed 180 and min
-    /// speed 60 (a third), separation weighted x1.5, rules in desired-velocity form, wrapping
-    /// round the lab's 900 x 560 field centred on the origin, on the XY plane. The lab clamps
-    /// each rule to max speed / 30 per frame at 60 frames per second, which is an acceleration
-    /// of 2 x max speed = 360 units per second squared.
+    /// The flocking lab's birds (`examples/flocking_lab`), Reynolds' boids on a 900 x 560 field
+    /// centred on the origin, wrapping round, on the XY plane: vision radius 50, separation
+    /// radius 20, max speed 180 and min speed 60 (a third), every neighbour counted. Each rule
+    /// asks for the velocity change to its desired velocity (separation away from neighbours
+    /// by the inverse square of their distance, alignment along their mean velocity, cohesion
+    /// toward their centroid), made within one frame (a response time of 1/60 s) but at most
+    /// max speed / 30 per frame (a max force of 360 units/s^2); the changes are weighted
+    /// (separation x1.5) and added with no further limit.
     pub fn flocking_lab() -> Self {
         let max_speed = 180.0;
+        let frame = 1.0 / 60.0;
         Self {
             weights: FlockWeights {
                 separation: 1.5,
@@ -300,12 +319,15 @@ impl FlockTuning {
                 flee: 1.0,
                 noise: 0.0,
                 style: RuleStyle::DesiredVelocity,
+                blending: BlendMode::RuleLimitsOnly,
                 ..FlockWeights::default()
             },
             limits: SteeringLimits {
                 max_speed,
                 min_speed: max_speed / 3.0,
-                max_force: max_speed / 30.0 * 60.0,
+                // A velocity change of at most max speed / 30 per frame.
+                max_force: max_speed / 30.0 / frame,
+                response_time: frame,
                 arrival_radius: 50.0,
                 max_turn_rate: None,
                 reach_radius: 10.0,
@@ -313,12 +335,30 @@ impl FlockTuning {
             perception: Perception {
                 neighbour_radius: 50.0,
                 separation_radius: 20.0,
+                max_neighbours: None,
                 ..Perception::default()
             },
             boundary: Boundary::Wrap {
                 min: Vec3::new(-450.0, -280.0, 0.0),
                 max: Vec3::new(450.0, 280.0, 0.0),
             },
+        }
+    }
+
+    /// Vicsek et al.'s (1995) self-propelled particles with noise `eta` (radians), for a
+    /// simulation stepped every `tick` seconds (the [`FlockingConfig`](crate::FlockingConfig)
+    /// schedule's timestep; Bevy's fixed timestep is 1/64 s): radius 1, a constant 0.03 per
+    /// tick, each agent taking the mean heading of itself and its neighbours every tick, then
+    /// turned at random by up to `eta / 2`. See [`AgentParams::vicsek`]. Add a
+    /// [`Boundary::Wrap`] for the paper's periodic box, e.g. 10 x 10 for 400 agents
+    /// (density 4).
+    pub fn vicsek(eta: f32, tick: f32) -> Self {
+        let params = AgentParams::vicsek(eta, tick);
+        Self {
+            weights: params.weights.into(),
+            limits: params.limits.into(),
+            perception: params.perception.into(),
+            boundary: Boundary::None,
         }
     }
 }
@@ -345,6 +385,7 @@ impl From<Weights> for FlockWeights {
             blending: match w.blending {
                 Blending::WeightedSum => BlendMode::WeightedSum,
                 Blending::Prioritised => BlendMode::Prioritised,
+                Blending::RuleLimitsOnly => BlendMode::RuleLimitsOnly,
             },
         }
     }
@@ -371,6 +412,7 @@ impl From<FlockWeights> for Weights {
             blending: match w.blending {
                 BlendMode::WeightedSum => Blending::WeightedSum,
                 BlendMode::Prioritised => Blending::Prioritised,
+                BlendMode::RuleLimitsOnly => Blending::RuleLimitsOnly,
             },
         }
     }
@@ -382,6 +424,7 @@ impl From<Limits> for SteeringLimits {
             max_speed: l.max_speed,
             min_speed: l.min_speed,
             max_force: l.max_force,
+            response_time: l.response_time,
             arrival_radius: l.arrival_radius,
             max_turn_rate: l.max_turn_rate,
             reach_radius: l.reach_radius,
@@ -395,6 +438,7 @@ impl From<SteeringLimits> for Limits {
             max_speed: l.max_speed,
             min_speed: l.min_speed,
             max_force: l.max_force,
+            response_time: l.response_time,
             arrival_radius: l.arrival_radius,
             max_turn_rate: l.max_turn_rate,
             reach_radius: l.reach_radius,
@@ -411,6 +455,7 @@ impl From<Perception> for flock_core::Perception {
             max_neighbours: p.max_neighbours,
             collision_distance: p.collision_distance,
             collision_horizon: p.collision_horizon,
+            counts_itself: p.counts_itself,
         }
     }
 }
@@ -424,6 +469,7 @@ impl From<flock_core::Perception> for Perception {
             max_neighbours: p.max_neighbours,
             collision_distance: p.collision_distance,
             collision_horizon: p.collision_horizon,
+            counts_itself: p.counts_itself,
         }
     }
 }

@@ -8,16 +8,17 @@ use crate::executor::{ChunkExecutor, Serial, for_each_chunk_mut, for_each_chunk_
 use crate::grid::UniformGrid;
 use crate::lanes::{
     COINCIDENT_SQ, LaneScan, Prediction, Probe, SEPARATION_FLOOR_SQ, Scan, SlotLanes, Threat,
-    ThreatLanes, Threats,
+    ThreatLanes, Threats, separation_divisor,
 };
 use crate::obstacles::{
     Avoidance, AvoidanceHold, AvoidanceParams, CastHit, ObstacleQuery, ObstacleSet, Shape,
     avoidance_direction, rotation,
 };
 use crate::params::{
-    AgentParams, Blending, Boundary, Checker, Correction, Prepared, SteeringStyle, Value,
+    AgentParams, Blending, Boundary, Checker, Correction, Limits, Prepared, SteeringStyle, Value,
 };
 use crate::{Metrics, Space};
+
 /// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
 /// range, then keeps the nearest `k`: the work per agent stays bounded even if every agent
 /// shares one cell.
@@ -855,6 +856,7 @@ impl Crowd {
         let mut scan = LaneScan::new(
             probe,
             agent.params.separation_radius_sq,
+            agent.params.unit_separation,
             self.lanes.flock_key(agent.slot),
             threats,
         );
@@ -988,7 +990,7 @@ impl Crowd {
                 coincident_direction(agent.index, other.index as usize, self.space)
                     * SEPARATION_FLOOR_SQ.sqrt()
             };
-            scan.separation += away / c.dist_sq.max(SEPARATION_FLOOR_SQ);
+            scan.separation += away / separation_divisor(c.dist_sq, agent.params.unit_separation);
         }
         if other.flock == self.gathered[agent.slot].flock {
             scan.mates += 1;
@@ -1042,33 +1044,13 @@ impl Crowd {
         let params = &agent.params.params;
         let (w, limits) = (params.weights, params.limits);
         let (p, v) = (agent.position, agent.velocity);
-        let rule = |raw: Vec3| -> Vec3 {
-            let force = match w.style {
-                SteeringStyle::Vector => raw,
-                SteeringStyle::DesiredVelocity => match unit(raw) {
-                    Some(dir) => dir * limits.max_speed - v,
-                    None => Vec3::ZERO,
-                },
-            };
-            limit_length(force, limits.max_force)
-        };
 
         let mut forces = [Vec3::ZERO; Behaviour::COUNT];
         let mut set = |behaviour: Behaviour, force: Vec3| forces[behaviour as usize] = force;
-        if scan.separation != Vec3::ZERO {
-            set(Behaviour::Separation, rule(scan.separation) * w.separation);
-        }
-        if scan.mates > 0 {
-            let inv = 1.0 / scan.mates as f32;
-            set(
-                Behaviour::Alignment,
-                rule(scan.velocity_sum * inv - v) * w.alignment,
-            );
-            set(
-                Behaviour::Cohesion,
-                rule(scan.offset_sum * inv) * w.cohesion,
-            );
-        }
+        let [separation, alignment, cohesion] = flocking_rules(scan, params, v);
+        set(Behaviour::Separation, separation * w.separation);
+        set(Behaviour::Alignment, alignment * w.alignment);
+        set(Behaviour::Cohesion, cohesion * w.cohesion);
         if let Some(target) = agent.target {
             set(Behaviour::Target, seek(p, v, target, &limits) * w.target);
         }
@@ -1109,8 +1091,10 @@ impl Crowd {
             && let Some(&flow) = self.flows.get(agent.index)
             && flow != Vec3::ZERO
         {
-            let force = limit_length(flow * limits.max_speed - v, limits.max_force);
-            set(Behaviour::Flow, force * w.flow);
+            set(
+                Behaviour::Flow,
+                respond(flow * limits.max_speed, v, &limits) * w.flow,
+            );
         }
         if w.wander != 0.0 {
             set(Behaviour::Wander, self.wander(agent) * w.wander);
@@ -1119,6 +1103,7 @@ impl Crowd {
         let total = match w.blending {
             Blending::WeightedSum => weighted_sum(&forces, limits.max_force),
             Blending::Prioritised => prioritised(&forces, limits.max_force),
+            Blending::RuleLimitsOnly => forces.iter().sum(),
         };
         if total.is_finite() { total } else { Vec3::ZERO }
     }
@@ -1163,7 +1148,7 @@ impl Crowd {
             leader.velocity + unit(to_station).unwrap_or(Vec3::ZERO) * approach,
             limits.max_speed,
         );
-        (clear_path, limit_length(desired - v, limits.max_force))
+        (clear_path, respond(desired, v, &limits))
     }
 
     /// The force toward `agent`'s wander point: on a unit sphere two units ahead of it, at
@@ -1175,7 +1160,7 @@ impl Crowd {
             .or_else(|| unit(agent.heading))
             .unwrap_or(Vec3::ZERO);
         match unit(self.flat(ahead * WANDER_DISTANCE + around)) {
-            Some(dir) => limit_length(dir * limits.max_speed - agent.velocity, limits.max_force),
+            Some(dir) => respond(dir * limits.max_speed, agent.velocity, &limits),
             None => Vec3::ZERO,
         }
     }
@@ -1223,12 +1208,8 @@ impl Crowd {
                 continue;
             }
             let depth = 1.0 - distance / predator.radius;
-            let lead = if limits.max_speed > 0.0 {
-                (distance / limits.max_speed).min(LONGEST_LEAD)
-            } else {
-                0.0
-            };
-            let ahead = predator.position + predator.velocity * lead;
+            let ahead =
+                predator.position + predator.velocity * lead_time(distance, limits.max_speed);
             let offset = self.flat(agent.position - ahead);
             let dir = unit(offset)
                 .or_else(|| unit(self.flat(agent.heading)))
@@ -1236,7 +1217,7 @@ impl Crowd {
             away += dir * depth;
         }
         match unit(away) {
-            Some(dir) => limit_length(dir * limits.max_speed - agent.velocity, limits.max_force),
+            Some(dir) => respond(dir * limits.max_speed, agent.velocity, &limits),
             None => Vec3::ZERO,
         }
     }
@@ -1410,7 +1391,12 @@ impl Crowd {
     fn integrate_agent(&self, i: usize, body: &mut Body, dt: f32, obstacles: &Layered) {
         let params = &self.params[self.param_ids[i] as usize].params;
         let limits = params.limits;
-        let force = limit_length(self.total_force(i, limits.max_force), limits.max_force);
+        let force = match params.weights.blending {
+            Blending::RuleLimitsOnly => self.total_force(i, limits.max_force),
+            Blending::WeightedSum | Blending::Prioritised => {
+                limit_length(self.total_force(i, limits.max_force), limits.max_force)
+            }
+        };
         let mut v = match limits.max_turn_rate {
             Some(rate) => self.heading_driven(body, force, dt, rate),
             None => self.flat(body.velocity + force * dt),
@@ -1960,19 +1946,69 @@ fn limit_length(v: Vec3, max: f32) -> Vec3 {
     }
 }
 
-/// Seek with arrival: full speed toward the target, slowing linearly inside the arrival radius.
-fn seek(p: Vec3, v: Vec3, target: Vec3, limits: &crate::params::Limits) -> Vec3 {
+/// The force that steers velocity `v` toward `desired` (Reynolds 1999: steering = desired
+/// velocity - velocity), as a change of velocity made within the response time, limited to
+/// the max force.
+fn respond(desired: Vec3, v: Vec3, limits: &Limits) -> Vec3 {
+    limit_length((desired - v) / limits.response_time, limits.max_force)
+}
+
+/// Separation, alignment and cohesion, each limited to the max force and not yet weighted, in
+/// `params`' [`SteeringStyle`] (whose doc has the formulas), from an agent's neighbour sums.
+/// Zero where a rule has no neighbour to act on.
+fn flocking_rules(scan: &Scan, params: &AgentParams, v: Vec3) -> [Vec3; 3] {
+    let limits = &params.limits;
+    let (mut mates, mut velocity_sum) = (scan.mates, scan.velocity_sum);
+    if params.perception.counts_itself {
+        // Its own offset from itself is zero: only the count and the velocity change.
+        mates += 1;
+        velocity_sum += v;
+    }
+    let (alignment, cohesion) = if mates > 0 {
+        let inv = 1.0 / mates as f32;
+        let mean_velocity = velocity_sum * inv;
+        let alignment = match params.weights.style {
+            SteeringStyle::Vector => mean_velocity - v,
+            SteeringStyle::DesiredVelocity => mean_velocity,
+        };
+        (alignment, scan.offset_sum * inv)
+    } else {
+        (Vec3::ZERO, Vec3::ZERO)
+    };
+    [scan.separation, alignment, cohesion].map(|raw| match params.weights.style {
+        SteeringStyle::Vector => limit_length(raw, limits.max_force),
+        SteeringStyle::DesiredVelocity => match unit(raw) {
+            Some(dir) => respond(dir * limits.max_speed, v, limits),
+            None => Vec3::ZERO,
+        },
+    })
+}
+
+/// Reynolds' (1999) estimate of how many seconds ahead to predict a moving quarry, for pursuit
+/// and evasion: the time to cover `distance` at `max_speed`, at most [`LONGEST_LEAD`]. Zero
+/// for an agent that cannot move.
+pub fn lead_time(distance: f32, max_speed: f32) -> f32 {
+    if max_speed > 0.0 && max_speed.is_finite() {
+        (distance / max_speed).min(LONGEST_LEAD)
+    } else {
+        0.0
+    }
+}
+
+/// Seek with arrival (Reynolds 1999): toward the target at full speed, slowing linearly inside
+/// the arrival radius; the desired velocity is zero on the target itself.
+fn seek(p: Vec3, v: Vec3, target: Vec3, limits: &Limits) -> Vec3 {
     let to_target = target - p;
     let distance = length(to_target);
     if distance <= f32::EPSILON {
-        return limit_length(-v, limits.max_force);
+        return respond(Vec3::ZERO, v, limits);
     }
     let speed = if distance < limits.arrival_radius {
         limits.max_speed * distance / limits.arrival_radius
     } else {
         limits.max_speed
     };
-    limit_length(to_target / distance * speed - v, limits.max_force)
+    respond(to_target / distance * speed, v, limits)
 }
 
 /// A fixed unit direction for the pair `(i, j)`, opposite for `(j, i)`, so coincident agents

@@ -26,6 +26,20 @@ pub(crate) const COINCIDENT_SQ: f32 = 1e-12;
 /// Squared-distance floor of the separation term, so it stays finite (at most 100 per neighbour).
 pub(crate) const SEPARATION_FLOOR_SQ: f32 = 1e-4;
 
+/// What a neighbour's offset is divided by in the separation sum, from its squared distance
+/// (floored at [`SEPARATION_FLOOR_SQ`]): `d^2`, so that the term is the unit vector over `d`
+/// (the vector style), or `d^3`, the unit vector over `d^2` (the desired-velocity style's
+/// inverse square, `unit_over_square`).
+#[inline(always)]
+pub(crate) fn separation_divisor(dist_sq: f32, unit_over_square: bool) -> f32 {
+    let floored = dist_sq.max(SEPARATION_FLOOR_SQ);
+    if unit_over_square {
+        floored * floored.sqrt()
+    } else {
+        floored
+    }
+}
+
 /// Positions, velocities and flocks of the agents in grid slot order, one array per
 /// component, each padded with `LANES - 1` zeros so that the last lanes load in bounds.
 #[derive(Clone, Debug, Default)]
@@ -348,6 +362,9 @@ impl Probe {
 pub(crate) struct LaneScan<T> {
     probe: Probe,
     separation_sq: Vec4,
+    /// Whether separation falls off as the inverse square of the distance (see
+    /// [`separation_divisor`]).
+    unit_separation: bool,
     flock_key: Vec4,
     count: Vec4,
     nearest_sq: Vec4,
@@ -447,12 +464,20 @@ impl Threats for ThreatLanes {
 }
 
 impl<T: Threats> LaneScan<T> {
-    /// An empty scan for an agent of flock `flock_key` taking in what `probe` does, predicting
+    /// An empty scan for an agent of flock `flock_key` taking in what `probe` does, separating
+    /// within `separation_sq` (by the inverse square when `unit_separation`), predicting
     /// collisions with `threats`.
-    pub(crate) fn new(probe: Probe, separation_sq: f32, flock_key: f32, threats: T) -> Self {
+    pub(crate) fn new(
+        probe: Probe,
+        separation_sq: f32,
+        unit_separation: bool,
+        flock_key: f32,
+        threats: T,
+    ) -> Self {
         Self {
             probe,
             separation_sq: Vec4::splat(separation_sq),
+            unit_separation,
             flock_key: Vec4::splat(flock_key),
             count: Vec4::ZERO,
             nearest_sq: Vec4::INFINITY,
@@ -488,7 +513,14 @@ impl<T: Threats> LaneScan<T> {
             let near = keep & dist_sq.cmplt(self.separation_sq);
             // Few candidates are this close: skip the division when none is.
             if near.any() {
-                let inv = Vec4::ONE / dist_sq.max(Vec4::splat(SEPARATION_FLOOR_SQ));
+                // `separation_divisor`, four lanes at once.
+                let floored = dist_sq.max(Vec4::splat(SEPARATION_FLOOR_SQ));
+                let divisor = if self.unit_separation {
+                    floored * floored.sqrt()
+                } else {
+                    floored
+                };
+                let inv = Vec4::ONE / divisor;
                 self.separation
                     .add_where(near, -x * inv, -y * inv, -z * inv);
             }

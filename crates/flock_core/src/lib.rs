@@ -33,7 +33,9 @@ mod lanes;
 mod obstacles;
 mod params;
 
-pub use crowd::{AgentInput, Crowd, LONGEST_LEAD, Leader, LevelOfDetail, ParamsId, Predator};
+pub use crowd::{
+    AgentInput, Crowd, LONGEST_LEAD, Leader, LevelOfDetail, ParamsId, Predator, lead_time,
+};
 pub use executor::{ChunkExecutor, ScopedThreads, Serial};
 pub use glam;
 pub use grid::UniformGrid;
@@ -43,7 +45,7 @@ pub use obstacles::{
 };
 pub use params::{
     AgentParams, Blending, Boundary, Correction, LARGEST_PARAMETER, Limits, Perception,
-    SteeringStyle, Value, Weights,
+    SHORTEST_RESPONSE_TIME, SteeringStyle, Value, Weights,
 };
 
 /// The space agents move in.

@@ -6,16 +6,30 @@ use glam::Vec3;
 
 use crate::lanes::FieldOfView;
 
-/// How a rule's raw vector becomes a steering force.
+/// How separation, alignment and cohesion become steering forces.
+///
+/// With `p`, `v` the agent's position and velocity, `p_j`, `v_j` its neighbours', `d_j` the
+/// distance to neighbour `j`, and the means taken over its flock-mates in view:
+///
+/// | rule | [`Vector`](Self::Vector) | [`DesiredVelocity`](Self::DesiredVelocity): direction `u` |
+/// |---|---|---|
+/// | separation | `sum (p - p_j) / d_j^2` | `sum unit(p - p_j) / d_j^2` |
+/// | alignment | `mean(v_j) - v` | `mean(v_j)` |
+/// | cohesion | `mean(p_j) - p` | `mean(p_j) - p` |
+///
+/// Every rule's force is limited to [`Limits::max_force`] and then weighted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SteeringStyle {
-    /// The rule's vector is the force itself (the Unity tutorial's formulas): separation grows as
-    /// `1 / distance`, cohesion with the distance to the centroid. Suits metre-scale worlds.
+    /// The rule's vector is the force itself (Reynolds 1987 as usually coded, e.g. in Unity
+    /// tutorials): separation grows as `1 / distance`, cohesion with the distance to the
+    /// centroid. Suits metre-scale worlds.
     #[default]
     Vector,
-    /// Reynolds' "desired velocity" form (the flocking lab's): each rule picks a direction, the
-    /// force is `direction * max_speed - velocity`. Independent of the world's scale, so it suits
-    /// pixel-scale 2D games.
+    /// Reynolds' (1999) steering: each rule picks a direction `u`, the desired velocity is
+    /// `unit(u) * max_speed`, and the force is `(desired - velocity) / response_time` (see
+    /// [`Limits::response_time`]). Separation weighs each neighbour by the inverse square of
+    /// its distance. Independent of the world's scale, so it suits pixel-scale 2D games; with a
+    /// response time of one frame it is the flocking lab's model.
     DesiredVelocity,
 }
 
@@ -33,6 +47,11 @@ pub enum Blending {
     /// behaviour takes what it needs from what is left of the max force, until none is left.
     /// Under a tight budget the urgent ones win and the later ones go without.
     Prioritised,
+    /// Each behaviour is limited to the max force on its own, weighted, and the weighted
+    /// forces are added with no limit on the sum, so `n` behaviours can reach the sum of their
+    /// weights times the max force. The flocking lab's blending (each rule's velocity change
+    /// cut, then weighted and added).
+    RuleLimitsOnly,
 }
 
 /// Weights of the steering behaviours, and how they are blended.
@@ -116,13 +135,22 @@ pub struct Limits {
     pub max_speed: f32,
     /// Lowest speed; agents that must keep moving (birds, the lab's boids) set it above zero.
     pub min_speed: f32,
-    /// Largest steering force (acceleration), per rule and for the sum.
+    /// Largest steering force (acceleration), per rule and (unless the blending is
+    /// [`Blending::RuleLimitsOnly`]) for the sum.
     pub max_force: f32,
+    /// Seconds in which a behaviour that steers toward a desired velocity asks to reach it:
+    /// its force is `(desired - velocity) / response_time`, up to the max force. This holds for
+    /// seek and arrive, flee and evade, wander, flows, the leader's station, and separation,
+    /// alignment and cohesion in the [`SteeringStyle::DesiredVelocity`] style. One second (the
+    /// default) treats the velocity change as an acceleration, as most game tutorials do;
+    /// Reynolds' vehicles (1999) and the flocking lab change velocity by the whole (limited)
+    /// steering every step, which is a response time of one tick. At least `1e-6`.
+    pub response_time: f32,
     /// Distance from the target inside which the agent slows down; zero seeks at full speed.
     pub arrival_radius: f32,
     /// Fastest the agent's heading turns, in degrees per second, or `None` to turn at once.
-    /// With a limit the heading drives the motion (seed 004's creature): the steering picks
-    /// where to go, the heading turns toward it at most this fast, and the agent moves along
+    /// With a limit the heading drives the motion, like a creature that turns at a limited
+    /// rotation speed (`examples/creatures_2d`): the steering picks where to go, the heading turns toward it at most this fast, and the agent moves along
     /// its heading. Only a surface it slides along turns it faster.
     pub max_turn_rate: Option<f32>,
     /// Within this distance of its target the agent has reached it (see
@@ -131,13 +159,14 @@ pub struct Limits {
 }
 
 impl Default for Limits {
-    /// Max speed 5, min speed 0, max force 8 (the Unity tutorial), arrival radius 3, turning
-    /// at once, reach radius 0.5.
+    /// Max speed 5, min speed 0, max force 8 (the Unity tutorial), response time 1 s, arrival
+    /// radius 3, turning at once, reach radius 0.5.
     fn default() -> Self {
         Self {
             max_speed: 5.0,
             min_speed: 0.0,
             max_force: 8.0,
+            response_time: 1.0,
             arrival_radius: 3.0,
             max_turn_rate: None,
             reach_radius: 0.5,
@@ -170,6 +199,10 @@ pub struct Perception {
     /// other keeps its velocity. Only neighbours are predicted, so the neighbour radius also
     /// bounds how early an agent reacts.
     pub collision_horizon: f32,
+    /// Whether the agent counts itself among the flock-mates whose mean velocity and centroid
+    /// alignment and cohesion steer toward, as Vicsek et al. (1995) average "the particle and
+    /// its neighbours". Off by default (Reynolds' boids average their neighbours only).
+    pub counts_itself: bool,
 }
 
 impl Default for Perception {
@@ -183,6 +216,7 @@ impl Default for Perception {
             max_neighbours: Some(64),
             collision_distance: 0.7,
             collision_horizon: 1.5,
+            counts_itself: false,
         }
     }
 }
@@ -275,6 +309,10 @@ impl fmt::Display for Correction {
 /// 1e20 would square to infinity and never limit anything), and weights multiply forces.
 pub const LARGEST_PARAMETER: f32 = 1e15;
 
+/// The shortest [`Limits::response_time`]: a desired-velocity force is the velocity change
+/// over the response time, and shorter ones would overflow it.
+pub const SHORTEST_RESPONSE_TIME: f32 = 1e-6;
+
 /// Collects corrections while checking values.
 #[derive(Default)]
 pub(crate) struct Checker {
@@ -362,6 +400,49 @@ impl Checker {
 }
 
 impl AgentParams {
+    /// Vicsek et al.'s (1995) self-propelled particles, with noise `eta` (radians, 0 to
+    /// `2 * PI`) for a crowd stepped every `tick` seconds: every tick each agent takes the mean
+    /// heading of itself and the agents within radius 1, turns by a random angle up to `eta / 2`
+    /// either way, and moves 0.03 at constant speed (the paper's figure 2: `r = 1`,
+    /// `v = 0.03`). That is alignment alone in the desired-velocity style, counting itself, with
+    /// a response time of one tick, a max force that allows any turn, and no neighbour cap.
+    /// Add a wrap-around [`Boundary`] for the paper's periodic box; set the radius and speed
+    /// to taste. A non-positive or non-finite `tick` is taken as one second.
+    pub fn vicsek(eta: f32, tick: f32) -> Self {
+        let tick = if tick.is_finite() && tick > 0.0 {
+            tick
+        } else {
+            1.0
+        };
+        let speed = 0.03 / tick;
+        Self {
+            weights: Weights {
+                separation: 0.0,
+                alignment: 1.0,
+                cohesion: 0.0,
+                noise: eta,
+                style: SteeringStyle::DesiredVelocity,
+                ..Weights::default()
+            },
+            limits: Limits {
+                max_speed: speed,
+                min_speed: speed,
+                // Reversing needs a velocity change of twice the speed within one tick.
+                max_force: 4.0 * speed / tick,
+                response_time: tick,
+                ..Limits::default()
+            },
+            perception: Perception {
+                neighbour_radius: 1.0,
+                separation_radius: 0.0,
+                max_neighbours: None,
+                counts_itself: true,
+                ..Perception::default()
+            },
+            boundary: Boundary::None,
+        }
+    }
+
     /// Returns these parameters made safe to simulate, with one [`Correction`] per value that had
     /// to change: non-finite values, radii that are not positive, a separation radius above the
     /// neighbour radius, a minimum speed above the maximum, an inverted or non-finite box.
@@ -400,6 +481,19 @@ impl AgentParams {
             );
         }
         check.non_negative("limits.max_force", &mut l.max_force, d.max_force);
+        check.positive(
+            "limits.response_time",
+            &mut l.response_time,
+            d.response_time,
+        );
+        if l.response_time < SHORTEST_RESPONSE_TIME {
+            check.fix(
+                "limits.response_time",
+                &mut l.response_time,
+                SHORTEST_RESPONSE_TIME,
+                "must be at least 1e-6 seconds",
+            );
+        }
         check.non_negative("limits.arrival_radius", &mut l.arrival_radius, 0.0);
         check.non_negative("limits.reach_radius", &mut l.reach_radius, d.reach_radius);
         if let Some(rate) = l.max_turn_rate
@@ -516,6 +610,9 @@ pub(crate) struct Prepared {
     pub(crate) view: Option<FieldOfView>,
     /// Whether collisions are predicted (a weight, a distance and a horizon).
     pub(crate) predicts: bool,
+    /// Whether separation falls off as the inverse square of the distance (the
+    /// desired-velocity style) rather than its inverse.
+    pub(crate) unit_separation: bool,
 }
 
 impl Prepared {
@@ -530,6 +627,7 @@ impl Prepared {
             predicts: params.weights.collision_avoidance != 0.0
                 && p.collision_distance > 0.0
                 && p.collision_horizon > 0.0,
+            unit_separation: params.weights.style == SteeringStyle::DesiredVelocity,
         }
     }
 }

@@ -46,7 +46,7 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
         nasty_f32(),
         nasty_f32(),
         nasty_f32(),
-        (nasty_f32(), any::<bool>(), any::<bool>()),
+        (nasty_f32(), any::<bool>(), 0_u8..3),
         (nasty_f32(), nasty_f32(), nasty_f32(), nasty_f32()),
     )
         .prop_map(
@@ -57,7 +57,7 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
                 target,
                 collision_avoidance,
                 flee,
-                (noise, desired, prioritised),
+                (noise, desired, blending),
                 (leader, flow, wander, wander_rate),
             )| {
                 Weights {
@@ -77,10 +77,10 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
                     } else {
                         SteeringStyle::Vector
                     },
-                    blending: if prioritised {
-                        Blending::Prioritised
-                    } else {
-                        Blending::WeightedSum
+                    blending: match blending {
+                        0 => Blending::WeightedSum,
+                        1 => Blending::Prioritised,
+                        _ => Blending::RuleLimitsOnly,
                     },
                 }
             },
@@ -92,17 +92,25 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
         nasty_f32(),
         proptest::option::of(nasty_f32()),
         nasty_f32(),
+        nasty_f32(),
     )
         .prop_map(
-            |(max_speed, min_speed, max_force, arrival_radius, max_turn_rate, reach_radius)| {
-                Limits {
-                    max_speed,
-                    min_speed,
-                    max_force,
-                    arrival_radius,
-                    max_turn_rate,
-                    reach_radius,
-                }
+            |(
+                max_speed,
+                min_speed,
+                max_force,
+                arrival_radius,
+                max_turn_rate,
+                reach_radius,
+                response_time,
+            )| Limits {
+                max_speed,
+                min_speed,
+                max_force,
+                response_time,
+                arrival_radius,
+                max_turn_rate,
+                reach_radius,
             },
         );
     let perception = (
@@ -112,6 +120,7 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
         proptest::option::of(0_u32..200),
         nasty_f32(),
         nasty_f32(),
+        any::<bool>(),
     )
         .prop_map(
             |(
@@ -121,6 +130,7 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
                 max_neighbours,
                 collision_distance,
                 collision_horizon,
+                counts_itself,
             )| Perception {
                 neighbour_radius,
                 separation_radius,
@@ -128,6 +138,7 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
                 max_neighbours,
                 collision_distance,
                 collision_horizon,
+                counts_itself,
             },
         );
     let boundary = prop_oneof![
