@@ -1,5 +1,5 @@
-//! Seed 002's flocking lab: 1,500 boids on a 900 x 560 field, tuned live to see how the three
-//! rules shape a flock. Pick a preset (birds, fish, insects, loners), move the sliders, and
+//! A flocking lab: 1,500 Reynolds (1987) boids on a 900 x 560 field, tuned live to see how the
+//! three rules shape a flock. Pick a preset (birds, fish, insects, loners), move the sliders, and
 //! watch the order parameter (polarisation: 1 when every boid heads the same way, about 0.03
 //! for 1,500 random headings). Press or drag on the field to put food there (boids seek it) or
 //! a predator (boids within 160 px flee), by the mode switch; the edge wraps round or walls
@@ -29,9 +29,9 @@ use slider::slider;
 const DEFAULT_BOIDS: usize = 1_500;
 /// Half the lab's 900 x 560 field.
 const HALF_FIELD: Vec2 = Vec2::new(450.0, 280.0);
-/// Boids within this distance of the predator flee it (seed 002).
+/// Boids within this distance of the predator flee it.
 const PREDATOR_RADIUS: f32 = 160.0;
-/// Width of the band inside the walls where they push boids back (seed 002).
+/// Width of the band inside the walls where they push boids back.
 const WALL_MARGIN: f32 = 50.0;
 /// Hues the boids are coloured with, by heading.
 const HEADING_COLOURS: usize = 24;
@@ -58,6 +58,8 @@ fn main() {
             capture::CapturePlugin,
         ))
         .insert_resource(Boids(boids))
+        // The lab steps its boids 60 times a second (Bevy's fixed timestep is 64 by default).
+        .insert_resource(Time::<Fixed>::from_hz(60.0))
         .insert_resource(ClearColor(Color::srgb(0.05, 0.06, 0.08)))
         .init_resource::<PointerMode>()
         .add_systems(Startup, setup)
@@ -90,7 +92,7 @@ enum PointerMode {
     Predator,
 }
 
-/// The lab's flock types (seed 002): where a session starts from.
+/// The lab's flock types: where a session starts from.
 #[derive(Clone, Copy, PartialEq)]
 enum Preset {
     /// A loose, fast flock that orders fully: the lab's defaults.
@@ -281,7 +283,7 @@ fn setup(
         Vec2::new(-4.0, 3.5),
         Vec2::new(-4.0, -3.5),
     ));
-    // Seed 002's start: boids scattered over the field, random headings at the lab's speed.
+    // The lab's start: boids scattered over the field, random headings at the lab's speed.
     let mut unit = random::unit_generator(0x2545_f491_4f6c_dd1d);
     for _ in 0..boids.0 {
         let position = (Vec2::new(unit(), unit()) * 2.0 - 1.0) * HALF_FIELD;

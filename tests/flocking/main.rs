@@ -9,6 +9,7 @@ mod determinism;
 mod flocks;
 mod hostile;
 mod lab;
+mod lab_reference;
 mod obstacles;
 mod predators;
 mod presets;
