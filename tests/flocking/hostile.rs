@@ -387,7 +387,14 @@ proptest! {
                 c.correction.field,
                 c.entity
             );
-            prop_assert!(agents.contains(&c.entity) || flocks.contains(&c.entity));
+            prop_assert!(
+                agents.contains(&c.entity)
+                    || flocks.contains(&c.entity)
+                    || app.world().get::<Obstacle>(c.entity).is_some(),
+                "{} reported for {}, which is no agent, flock or obstacle",
+                c.correction.field,
+                c.entity
+            );
         }
     }
 }

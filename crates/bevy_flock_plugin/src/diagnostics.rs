@@ -4,6 +4,7 @@
 use core::time::Duration;
 
 use bevy::diagnostic::{DiagnosticPath, Diagnostics};
+use bevy::ecs::entity::Entities;
 use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
@@ -87,26 +88,82 @@ pub struct InputCorrected {
     pub correction: Correction,
 }
 
+/// What has been reported about which entity (a field, or a kind of problem), so that each is
+/// reported once. Entries of despawned entities are forgotten (by
+/// [`FlockingSystems::Last`](crate::FlockingSystems::Last)), so a game that keeps spawning
+/// agents with bad values does not grow it.
+#[derive(Resource, Default, Debug)]
+pub struct ReportedInput {
+    seen: HashSet<(Entity, &'static str)>,
+    /// The size after the last pruning: the next prune waits until the set has doubled.
+    after_pruning: usize,
+}
+
+impl ReportedInput {
+    /// Number of (entity, field) pairs reported and not yet forgotten.
+    pub fn len(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// Whether nothing is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.seen.is_empty()
+    }
+
+    /// Whether `field` (or the problem named `field`) of `entity` has been reported.
+    pub fn contains(&self, entity: Entity, field: &'static str) -> bool {
+        self.seen.contains(&(entity, field))
+    }
+}
+
+/// Forgets the reports of despawned entities once the set has doubled since the last pruning:
+/// the work is proportional to the reports made, and the set stays within twice the live ones.
+pub(crate) fn forget_despawned(mut reported: ResMut<ReportedInput>, entities: &Entities) {
+    const SMALLEST: usize = 64;
+    if reported.seen.len() < (2 * reported.after_pruning).max(SMALLEST) {
+        return;
+    }
+    reported
+        .seen
+        .retain(|&(entity, _)| entities.contains(entity));
+    reported.after_pruning = reported.seen.len();
+}
+
 /// Reports corrections once per entity and field.
 #[derive(SystemParam)]
-pub(crate) struct Reporter<'w, 's> {
-    seen: Local<'s, HashSet<(Entity, &'static str)>>,
+pub(crate) struct Reporter<'w> {
+    reported: ResMut<'w, ReportedInput>,
     writer: MessageWriter<'w, InputCorrected>,
 }
 
-impl Reporter<'_, '_> {
+impl Reporter<'_> {
     pub(crate) fn report(&mut self, entity: Entity, corrections: &[Correction]) {
         for &correction in corrections {
-            if self.seen.insert((entity, correction.field)) {
+            if self.reported.seen.insert((entity, correction.field)) {
                 warn!("bevy_flock: entity {entity}: {correction}");
                 self.writer.write(InputCorrected { entity, correction });
             }
         }
     }
 
-    /// Reports a problem that is not about one value, once per `(entity, key)`.
+    /// Reports `correction` once per entity and field like [`report`](Self::report), logging
+    /// `detail` (what was found, in full) instead of the correction's own text.
+    pub(crate) fn report_in_detail(
+        &mut self,
+        entity: Entity,
+        correction: Correction,
+        detail: &str,
+    ) {
+        if self.reported.seen.insert((entity, correction.field)) {
+            warn!("bevy_flock: entity {entity}: {detail}");
+            self.writer.write(InputCorrected { entity, correction });
+        }
+    }
+
+    /// Reports a problem that is not about one value, once per `(entity, key)`, in the log
+    /// only.
     pub(crate) fn warn_once(&mut self, entity: Entity, key: &'static str, message: &str) {
-        if self.seen.insert((entity, key)) {
+        if self.reported.seen.insert((entity, key)) {
             warn!("bevy_flock: entity {entity}: {message}");
         }
     }

@@ -24,7 +24,7 @@ pub use components::{
     Agent, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock, LeaderLost, Obstacle, Predator,
     SteeringState, Target, TargetReached, Velocity,
 };
-pub use diagnostics::{FlockMetrics, InputCorrected};
+pub use diagnostics::{FlockMetrics, InputCorrected, ReportedInput};
 pub use flow::FlowField;
 #[cfg(feature = "bevy_gizmos")]
 pub use gizmos::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};

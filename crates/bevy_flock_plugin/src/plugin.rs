@@ -160,10 +160,30 @@ impl Default for LevelOfDetail {
 }
 
 /// The flock of agents that have no [`InFlock`]. The plugin spawns it, named "Default flock";
-/// tune it like any other [`Flock`].
+/// tune it like any other [`Flock`]. If it is despawned (a level teardown that despawns every
+/// entity, say), the plugin spawns a new one with the default tuning at the next tick and
+/// logs a warning.
 #[derive(Resource, Reflect, Debug, Clone, Copy, PartialEq, Eq, Deref)]
 #[reflect(Resource, Debug, Clone, PartialEq)]
 pub struct DefaultFlock(pub Entity);
+
+/// Spawns a new default flock when the one [`DefaultFlock`] names is gone or no longer a
+/// [`Flock`].
+fn keep_default_flock(
+    mut default_flock: ResMut<DefaultFlock>,
+    flocks: Query<(), With<Flock>>,
+    mut commands: Commands,
+) {
+    if flocks.contains(default_flock.0) {
+        return;
+    }
+    let replacement = commands.spawn((Flock, Name::new("Default flock"))).id();
+    warn!(
+        "bevy_flock: the default flock {} is gone or no longer a `Flock`; agents without `InFlock` now belong to a new one, {replacement}, with the default tuning",
+        default_flock.0
+    );
+    default_flock.0 = replacement;
+}
 
 impl Plugin for FlockingPlugin {
     fn build(&self, app: &mut App) {
@@ -204,6 +224,7 @@ impl Plugin for FlockingPlugin {
         })
         .insert_resource(FlockSimulation::new(self.space))
         .init_resource::<FlockMetrics>()
+        .init_resource::<ReportedInput>()
         .add_message::<InputCorrected>();
 
         let default_flock = app
@@ -232,6 +253,7 @@ impl Plugin for FlockingPlugin {
             self.schedule,
             (
                 (
+                    keep_default_flock,
                     crate::states::apply_behaviour_states,
                     crate::squads::assign_formation_places,
                     crate::terrain::follow_paths,
@@ -249,6 +271,7 @@ impl Plugin for FlockingPlugin {
                     .chain()
                     .in_set(FlockingSystems::ForceAccumulation),
                 diagnostics::publish_metrics.in_set(FlockingSystems::Integration),
+                diagnostics::forget_despawned.in_set(FlockingSystems::Last),
             ),
         );
         backend::install_built_in(app, self.schedule);

@@ -3,7 +3,7 @@
 use core::time::Duration;
 
 use bevy::ecs::entity::EntityHashMap;
-use bevy::ecs::query::QueryData;
+use bevy::ecs::query::{QueryData, QueryEntityError};
 use bevy::ecs::system::StaticSystemParam;
 use bevy::math::ops;
 use bevy::platform::collections::HashSet;
@@ -13,8 +13,8 @@ use bevy::tasks::{ComputeTaskPool, TaskPool};
 use std::sync::Mutex;
 
 use flock_core::{
-    AgentInput, AgentParams, AvoidanceHold, AvoidanceParams, ChunkExecutor, Crowd, Leader,
-    ParamsId, Shape, Space,
+    AgentInput, AgentParams, AvoidanceHold, AvoidanceParams, ChunkExecutor, Correction, Crowd,
+    Leader, ParamsId, Shape, Space, Value,
 };
 
 use crate::backend::{ObstacleBackend, ObstacleBackends};
@@ -319,6 +319,10 @@ pub(crate) fn extract_agents(
         let target = match *agent.target {
             Target::None => None,
             Target::Point(point) => Some(point),
+            Target::Entity(target) | Target::Pursue(target) if target == agent.entity => {
+                reporter.report(agent.entity, &[itself("target")]);
+                None
+            }
             Target::Entity(target) | Target::Pursue(target) => match targets.get(target) {
                 Ok((transform, velocity)) => {
                     let at = transform.translation();
@@ -351,10 +355,10 @@ pub(crate) fn extract_agents(
         let heading = if agent.state.heading != Vec3::ZERO {
             agent.state.heading
         } else {
-            match config.space {
-                Space::Volume => agent.transform.forward().as_vec3(),
-                Space::Planar => agent.transform.right().as_vec3(),
-            }
+            heading_of(agent.transform.rotation, config.space).unwrap_or_else(|correction| {
+                reporter.report(agent.entity, &[correction]);
+                Vec3::ZERO
+            })
         };
         let input = AgentInput {
             position: agent.transform.translation,
@@ -368,7 +372,12 @@ pub(crate) fn extract_agents(
         reporter.report(agent.entity, &corrections);
 
         let i = sim.crowd.push(input);
-        if let Some(follow) = agent.follow {
+        if let Some(follow) = agent.follow.filter(|follow| {
+            follow.leader != agent.entity || {
+                reporter.report(agent.entity, &[itself("leader")]);
+                false
+            }
+        }) {
             match targets.get(follow.leader) {
                 Ok((transform, velocity)) => {
                     let leader = Leader {
@@ -386,6 +395,17 @@ pub(crate) fn extract_agents(
                             ),
                         );
                     }
+                }
+                Err(QueryEntityError::QueryDoesNotMatch(..)) => {
+                    // It exists but has no place in the world (yet): not lost, not followed.
+                    reporter.warn_once(
+                        agent.entity,
+                        "leader without a transform",
+                        &format!(
+                            "follows {}, which has no transform; it is not followed until it has one",
+                            follow.leader
+                        ),
+                    );
                 }
                 Err(_) => {
                     commands.entity(agent.entity).remove::<FollowLeader>();
@@ -475,11 +495,17 @@ pub(crate) fn extract_obstacles(
         if shape.is_valid() {
             shapes.push(shape);
         } else {
-            reporter.warn_once(
+            reporter.report_in_detail(
                 entity,
-                "obstacle",
+                Correction {
+                    field: "obstacle",
+                    found: Value::Vector(transform.scale()),
+                    used: Value::None,
+                    rule: "must have a positive, finite size and a finite transform (found: its scale); agents ignore it",
+                },
                 &format!(
-                    "has a degenerate obstacle ({obstacle:?} at scale {}); agents ignore it",
+                    "has a degenerate obstacle ({obstacle:?} at {}, scale {}); agents ignore it",
+                    transform.translation(),
                     transform.scale()
                 ),
             );
@@ -506,9 +532,14 @@ pub(crate) fn extract_predators(
         if kernel.is_valid() {
             found.push(kernel);
         } else {
-            reporter.warn_once(
+            reporter.report_in_detail(
                 entity,
-                "predator",
+                Correction {
+                    field: "predator",
+                    found: Value::Scalar(predator.radius),
+                    used: Value::None,
+                    rule: "must have a positive, finite radius (found) and a finite position and velocity; agents ignore it",
+                },
                 &format!(
                     "is a predator with radius {} at {} moving at {}; agents ignore it",
                     predator.radius,
@@ -520,6 +551,34 @@ pub(crate) fn extract_predators(
     }
     sim.crowd.set_predators(found);
     sim.step_time += started.elapsed();
+}
+
+/// The correction for an agent that names itself as its `field` (target or leader).
+fn itself(field: &'static str) -> Correction {
+    Correction {
+        field,
+        found: Value::None,
+        used: Value::None,
+        rule: "must be another entity than the agent itself; it is ignored",
+    }
+}
+
+/// The way an agent rotated by `rotation` faces (local `-Z` in 3D, `+X` on the plane), or,
+/// for a rotation that is not a finite unit quaternion, the correction to report: the heading
+/// then comes from the velocity.
+fn heading_of(rotation: Quat, space: Space) -> Result<Vec3, Correction> {
+    if !rotation.is_finite() || (rotation.length_squared() - 1.0).abs() > 1e-3 {
+        return Err(Correction {
+            field: "rotation",
+            found: Value::Scalar(rotation.length()),
+            used: Value::None,
+            rule: "must be a unit quaternion (found: its length); the heading comes from the velocity",
+        });
+    }
+    Ok(match space {
+        Space::Volume => rotation * Vec3::NEG_Z,
+        Space::Planar => rotation * Vec3::X,
+    })
 }
 
 /// An obstacle in world space, placed and scaled by its transform (a sphere by its largest

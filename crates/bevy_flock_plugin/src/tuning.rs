@@ -237,6 +237,8 @@ impl Default for Perception {
 }
 
 /// The edge of the world. On a flock it applies to the flock; on an agent it overrides it.
+/// The box may be flat on one axis (Z on the plane); one flat on two or more axes is a line
+/// or a point, and is switched off and reported.
 #[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serialize", derive(serde::Serialize, serde::Deserialize))]
 #[reflect(Component, Default, Debug, Clone, PartialEq)]

@@ -221,7 +221,9 @@ impl Default for Perception {
     }
 }
 
-/// What happens at the edge of the world.
+/// What happens at the edge of the world. The box may be flat on one axis (the plane's Z, a
+/// layer of ground units); one flat on two or more axes is a line or a point, and is switched
+/// off with a [`Correction`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum Boundary {
     /// Unbounded.
@@ -580,6 +582,17 @@ fn sanitized_boundary(boundary: Boundary, check: &mut Checker) -> Boundary {
             Value::Vector(lo),
             "must not exceed boundary.max on any axis; corners swapped",
         );
+    }
+    let size = hi - lo;
+    if size.cmple(Vec3::ZERO).bitmask().count_ones() >= 2 {
+        // A line or a point: walls would pin every agent onto it, and a wrap does nothing.
+        check.record(
+            "boundary.max",
+            Value::Vector(max),
+            Value::None,
+            "must be above boundary.min on at least two axes (a box with room to move in); the boundary is switched off",
+        );
+        return Boundary::None;
     }
     match boundary {
         Boundary::Walls {

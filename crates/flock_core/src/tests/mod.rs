@@ -110,6 +110,41 @@ fn separation_pushes_apart_only_when_weighted() {
 }
 
 #[test]
+fn a_boundary_box_with_no_room_is_switched_off_and_reported() {
+    let boxed = |max: Vec3| AgentParams {
+        boundary: Boundary::Walls {
+            min: Vec3::ZERO,
+            max,
+            margin: 1.0,
+            weight: 2.0,
+        },
+        ..Default::default()
+    };
+    // A point and a line: walls would pin every agent onto them.
+    for max in [Vec3::ZERO, Vec3::new(10.0, 0.0, 0.0)] {
+        let (params, corrections) = boxed(max).sanitized();
+        assert_eq!(params.boundary, Boundary::None, "{max}");
+        assert_eq!(corrections.len(), 1, "{corrections:?}");
+        assert_eq!(corrections[0].field, "boundary.max");
+    }
+    let (point_wrap, corrections) = AgentParams {
+        boundary: Boundary::Wrap {
+            min: Vec3::ONE,
+            max: Vec3::ONE,
+        },
+        ..Default::default()
+    }
+    .sanitized();
+    assert_eq!(point_wrap.boundary, Boundary::None);
+    assert_eq!(corrections.len(), 1);
+    // Flat on one axis (the plane's Z, a ground layer) is a box to move in.
+    let flat = boxed(Vec3::new(10.0, 10.0, 0.0));
+    let (params, corrections) = flat.sanitized();
+    assert!(corrections.is_empty(), "{corrections:?}");
+    assert_eq!(params.boundary, flat.boundary);
+}
+
+#[test]
 fn wrap_keeps_agents_in_the_box() {
     let boundary = Boundary::Wrap {
         min: Vec3::splat(-5.0),
