@@ -300,3 +300,171 @@ fn a_potential_field_squad_crosses_the_maze_too() {
         "the potential-field squad never got there"
     );
 }
+
+/// A serpentine of one-tile corridors on a `side` x `side` map (`side` odd): walls on every
+/// odd row, each with one gap, at alternate ends. Returns the terrain and the corridor's ends.
+fn serpentine(side: u32) -> (Terrain, Vec3, Vec3) {
+    let mut terrain = Terrain::new(Vec2::ZERO, 1.0, UVec2::splat(side));
+    for y in (1..side).step_by(2) {
+        let gap = if (y / 2) % 2 == 0 { side - 1 } else { 0 };
+        for x in 0..side {
+            terrain.set_walkable(UVec2::new(x, y), x == gap);
+        }
+    }
+    let start = Vec3::new(0.5, 0.5, 0.0);
+    let goal = terrain.centre(UVec2::new(0, side - 1));
+    (terrain, start, goal)
+}
+
+/// Length of the shortest 4-connected walk between two tiles, by breadth-first search: the
+/// independent reference for a corridor one tile wide, where no shortcut exists.
+fn walk_length(terrain: &Terrain, from: UVec2, to: UVec2) -> Option<u32> {
+    let size = terrain.size();
+    let mut seen = vec![false; (size.x * size.y) as usize];
+    let mut queue = std::collections::VecDeque::from([(from, 0)]);
+    seen[(from.y * size.x + from.x) as usize] = true;
+    while let Some((tile, steps)) = queue.pop_front() {
+        if tile == to {
+            return Some(steps);
+        }
+        for d in [IVec2::X, IVec2::NEG_X, IVec2::Y, IVec2::NEG_Y] {
+            let next = tile.as_ivec2() + d;
+            if next.cmplt(IVec2::ZERO).any() {
+                continue;
+            }
+            let next = next.as_uvec2();
+            if terrain.is_walkable(next) && !seen[(next.y * size.x + next.x) as usize] {
+                seen[(next.y * size.x + next.x) as usize] = true;
+                queue.push_back((next, steps + 1));
+            }
+        }
+    }
+    None
+}
+
+/// The path from `from` is clear leg by leg and ends at `to`; returns its length.
+fn checked_path(terrain: &Terrain, from: Vec3, to: Vec3) -> f32 {
+    let path = terrain.find_path(from, to).expect("a path");
+    assert_eq!(path.last(), Some(&to));
+    let mut at = from;
+    let mut length = 0.0;
+    for &waypoint in &path {
+        assert!(
+            terrain.is_clear_line(at, waypoint),
+            "the leg {at} -> {waypoint} crosses a wall"
+        );
+        length += at.distance(waypoint);
+        at = waypoint;
+    }
+    length
+}
+
+#[test]
+fn a_serpentine_path_follows_the_corridor_as_short_as_it_is() {
+    let (terrain, start, goal) = serpentine(33);
+    let length = checked_path(&terrain, start, goal);
+    let walk = walk_length(&terrain, UVec2::ZERO, UVec2::new(0, 32)).expect("joined") as f32;
+    // In one-tile corridors the path can only follow the walk, centre to centre.
+    assert!(
+        (length - walk).abs() < 1e-3,
+        "path {length} long, the corridor {walk}"
+    );
+}
+
+#[test]
+fn a_goal_walled_in_or_reopened_is_answered_from_the_regions() {
+    let (mut terrain, start, _) = serpentine(33);
+    let goal = terrain.centre(UVec2::new(16, 32));
+    assert!(terrain.find_path(start, goal).is_some());
+    // Close the last gap: the top corridor is cut off.
+    let gap = UVec2::new(0, 31);
+    terrain.set_walkable(gap, false);
+    assert_eq!(terrain.find_path(start, goal), None);
+    terrain.set_walkable(gap, true);
+    checked_path(&terrain, start, goal);
+}
+
+#[test]
+fn off_the_terrain_is_walkable_for_paths_too() {
+    let terrain = Terrain::from_rows(Vec2::ZERO, 1.0, &["....", ".##.", "...."]);
+    // Beyond the right edge, and in from beyond the left one.
+    let out = Vec3::new(20.0, 1.5, 0.0);
+    checked_path(&terrain, Vec3::new(0.5, 1.5, 0.0), out);
+    checked_path(&terrain, Vec3::new(-10.0, 1.5, 0.0), out);
+    // An empty terrain blocks nothing.
+    let empty = Terrain::new(Vec2::ZERO, 1.0, UVec2::ZERO);
+    assert_eq!(empty.find_path(Vec3::ZERO, out), Some(vec![out]));
+    assert!(empty.is_walkable_at(Vec3::ZERO));
+}
+
+#[test]
+fn a_terrain_too_large_is_refused_with_a_clear_error() {
+    let huge = UVec2::splat(65_536);
+    let error = Terrain::try_new(Vec2::ZERO, 1.0, huge).unwrap_err();
+    assert_eq!(error.size, huge);
+    assert!(error.to_string().contains("65536 x 65536"), "{error}");
+    assert!(Terrain::try_new(Vec2::ZERO, 1.0, UVec2::splat(64)).is_ok());
+}
+
+/// Big maps, run in release (`cargo test --release -- --ignored`): the walled-in goal on a
+/// 4,096 x 4,096 map and the serpentine on a 513 x 513 one are answered correctly.
+#[test]
+#[ignore = "big maps: run in release"]
+fn big_maps_answer_paths_and_walled_in_goals() {
+    let mut open = Terrain::new(Vec2::ZERO, 1.0, UVec2::splat(4_096));
+    let goal = UVec2::splat(2_000);
+    for d in [
+        IVec2::X,
+        IVec2::NEG_X,
+        IVec2::Y,
+        IVec2::NEG_Y,
+        IVec2::ONE,
+        -IVec2::ONE,
+    ] {
+        open.set_walkable((goal.as_ivec2() + d).as_uvec2(), false);
+    }
+    for d in [IVec2::new(1, -1), IVec2::new(-1, 1)] {
+        open.set_walkable((goal.as_ivec2() + d).as_uvec2(), false);
+    }
+    let started = std::time::Instant::now();
+    assert_eq!(
+        open.find_path(Vec3::new(0.5, 0.5, 0.0), open.centre(goal)),
+        None
+    );
+    eprintln!("walled in on 4096^2: {:?}", started.elapsed());
+    let far = open.centre(UVec2::new(4_000, 3_000));
+    let started = std::time::Instant::now();
+    checked_path(&open, Vec3::new(0.5, 0.5, 0.0), far);
+    eprintln!("across 4096^2: {:?}", started.elapsed());
+    let (terrain, start, goal) = serpentine(513);
+    let started = std::time::Instant::now();
+    checked_path(&terrain, start, goal);
+    eprintln!("serpentine 513^2: {:?}", started.elapsed());
+}
+
+#[test]
+fn paths_exist_exactly_where_a_walk_does_on_random_maps() {
+    let mut rng = Rng::new(5);
+    for _ in 0..20 {
+        let mut terrain = Terrain::new(Vec2::ZERO, 1.0, UVec2::new(40, 30));
+        for y in 0..30 {
+            for x in 0..40 {
+                terrain.set_walkable(UVec2::new(x, y), rng.unit() > 0.4);
+            }
+        }
+        for _ in 0..20 {
+            let pick =
+                |rng: &mut Rng| UVec2::new((rng.unit() * 40.0) as u32, (rng.unit() * 30.0) as u32);
+            let (a, b) = (pick(&mut rng), pick(&mut rng));
+            if !terrain.is_walkable(a) || !terrain.is_walkable(b) {
+                continue;
+            }
+            let found = terrain.find_path(terrain.centre(a), terrain.centre(b));
+            assert_eq!(
+                found.is_some(),
+                walk_length(&terrain, a, b).is_some(),
+                "{a} -> {b}"
+            );
+        }
+    }
+}

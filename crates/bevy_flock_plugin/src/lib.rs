@@ -34,7 +34,7 @@ pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
 pub use simulation::{FlockSimulation, NearbyAgent};
 pub use squads::{Combatant, Formation, PotentialField, SUPPORT_MARGIN, UNARMED_MARGIN};
 pub use states::BehaviourStates;
-pub use terrain::{Destination, PlannedPath, Terrain};
+pub use terrain::{Destination, LARGEST_TERRAIN, PlannedPath, Terrain, TerrainTooLarge};
 pub use tuning::{
     BlendMode, Boundary, FlockTuning, FlockWeights, ObstacleAvoidance, Perception, RuleStyle,
     SteeringLimits,

@@ -1,6 +1,8 @@
 //! Terrain: a grid of walkable and unwalkable tiles on the plane, paths across it by A*, and
 //! agents that follow them (seed 003's hybrid pathfinding).
 
+use std::sync::OnceLock;
+
 use bevy::prelude::*;
 use flock_core::Shape;
 use pathfinding::prelude::astar;
@@ -14,6 +16,29 @@ const STRAIGHT_COST: u32 = 10;
 const DIAGONAL_COST: u32 = 14;
 /// How far a smoothed path keeps from unwalkable tiles, as a fraction of the tile size.
 const PATH_CLEARANCE: f32 = 0.25;
+
+/// The most tiles a [`Terrain`] may have: 2^28 (16,384 x 16,384), a quarter of a GiB of
+/// tiles.
+pub const LARGEST_TERRAIN: u64 = 1 << 28;
+
+/// A terrain size with more than [`LARGEST_TERRAIN`] tiles, refused by [`Terrain::try_new`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TerrainTooLarge {
+    /// The size asked for.
+    pub size: UVec2,
+}
+
+impl core::fmt::Display for TerrainTooLarge {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "a terrain of {} x {} tiles exceeds the largest, {LARGEST_TERRAIN} tiles",
+            self.size.x, self.size.y
+        )
+    }
+}
+
+impl std::error::Error for TerrainTooLarge {}
 
 /// A grid of square tiles on the XY plane, each walkable or not (seed 003's walk tiles), for
 /// planar flocks ([`FlockingPlugin::planar`](crate::FlockingPlugin::planar)).
@@ -41,26 +66,53 @@ const PATH_CLEARANCE: f32 = 0.25;
 /// assert_eq!(path.last(), Some(&Vec3::new(3.5, 1.5, 0.0)));
 /// assert!(path.len() >= 2, "round the wall, not through it: {path:?}");
 /// ```
-#[derive(Resource, Reflect, Clone, Debug, PartialEq)]
+#[derive(Resource, Reflect, Clone, Debug)]
 #[reflect(Resource, Debug, Clone, PartialEq)]
 pub struct Terrain {
     origin: Vec2,
     tile_size: f32,
     size: UVec2,
     walkable: Vec<bool>,
+    /// The connected region of each tile (`u32::MAX` for an unwalkable one), worked out when a
+    /// path is first asked for after a change: tiles in different regions have no path.
+    #[reflect(ignore)]
+    regions: OnceLock<Regions>,
+}
+
+impl PartialEq for Terrain {
+    fn eq(&self, other: &Self) -> bool {
+        self.origin == other.origin
+            && self.tile_size == other.tile_size
+            && self.size == other.size
+            && self.walkable == other.walkable
+    }
 }
 
 impl Terrain {
     /// A terrain of `size` tiles, each `tile_size` wide, its lowest corner at `origin`, every
-    /// tile walkable.
+    /// tile walkable. A size of zero makes an empty terrain, which blocks nothing.
+    ///
+    /// # Panics
+    ///
+    /// With more than [`LARGEST_TERRAIN`] tiles; [`try_new`](Self::try_new) returns the error
+    /// instead.
     pub fn new(origin: Vec2, tile_size: f32, size: UVec2) -> Self {
-        let size = size.max(UVec2::ONE);
-        Self {
+        Self::try_new(origin, tile_size, size).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// [`new`](Self::new), or an error for a size over [`LARGEST_TERRAIN`] tiles.
+    pub fn try_new(origin: Vec2, tile_size: f32, size: UVec2) -> Result<Self, TerrainTooLarge> {
+        let tiles = u64::from(size.x) * u64::from(size.y);
+        if tiles > LARGEST_TERRAIN {
+            return Err(TerrainTooLarge { size });
+        }
+        Ok(Self {
             origin,
             tile_size,
             size,
-            walkable: vec![true; size.element_product() as usize],
-        }
+            walkable: vec![true; tiles as usize],
+            regions: OnceLock::new(),
+        })
     }
 
     /// A terrain drawn as text: one string per row of tiles, the first row at the top
@@ -73,10 +125,10 @@ impl Terrain {
             tile_size,
             UVec2::new(width as u32, rows.len() as u32),
         );
-        let top = terrain.size.y - 1;
         for (r, row) in rows.iter().enumerate() {
             for (x, c) in row.chars().enumerate() {
-                terrain.set_walkable(UVec2::new(x as u32, top - r as u32), c != '#');
+                let y = terrain.size.y - 1 - r as u32;
+                terrain.set_walkable(UVec2::new(x as u32, y), c != '#');
             }
         }
         terrain
@@ -128,7 +180,10 @@ impl Terrain {
     pub fn set_walkable(&mut self, tile: UVec2, walkable: bool) -> bool {
         match self.index(tile) {
             Some(i) => {
-                self.walkable[i] = walkable;
+                if self.walkable[i] != walkable {
+                    self.walkable[i] = walkable;
+                    self.regions = OnceLock::new();
+                }
                 true
             }
             None => false,
@@ -138,40 +193,77 @@ impl Terrain {
     /// A path from `from` to `to` across walkable tiles: A* over the tiles (8 neighbours, no
     /// cutting corners), then shortened by skipping every waypoint the path can go straight
     /// past with room to spare. The waypoints are tile centres, then `to` itself; `from` is not
-    /// included. `None` if either end is off the terrain or on an unwalkable tile, or no path
-    /// joins them.
+    /// included. Off the terrain counts as walkable: an end off it joins the terrain at the
+    /// border tile nearest to it. `None` if either end is on an unwalkable tile (or joins the
+    /// terrain at one), or no path joins them; a goal walled in is known at once, without a
+    /// search, from the terrain's connected regions.
     pub fn find_path(&self, from: Vec3, to: Vec3) -> Option<Vec<Vec3>> {
-        let start = self.tile_at(from).filter(|&t| self.is_walkable(t))?;
-        let goal = self.tile_at(to).filter(|&t| self.is_walkable(t))?;
+        let (from, to) = (from.with_z(0.0), to.with_z(0.0));
+        if !self.is_valid() || !from.is_finite() || !to.is_finite() {
+            return None;
+        }
+        if self.walkable.is_empty() {
+            return Some(vec![to]);
+        }
+        let (start, from_off) = self.entry_tile(from)?;
+        let (goal, to_off) = self.entry_tile(to)?;
+        let regions = self.regions();
+        if regions.of(start) != regions.of(goal) {
+            return None;
+        }
         let (tiles, _cost) = astar(
             &start,
             |&tile| self.steps(tile),
             |&tile| octile_distance(tile, goal),
             |&tile| tile == goal,
         )?;
-        let mut waypoints: Vec<Vec3> = tiles[1..].iter().map(|&t| self.centre(t)).collect();
-        waypoints.pop();
-        waypoints.push(to.with_z(0.0));
-        Some(self.shortened(from.with_z(0.0), waypoints))
+        let mut path = turns(&tiles);
+        // From off the terrain, the way in is the start tile; to a point off it, the way out
+        // is the goal tile.
+        if from_off {
+            path.insert(0, start);
+        }
+        let mut waypoints: Vec<Vec3> = path.into_iter().map(|t| self.centre(t)).collect();
+        if !to_off {
+            waypoints.pop();
+        }
+        waypoints.push(to);
+        Some(self.shortened(from, waypoints))
     }
 
-    /// `waypoints` without those the way from the one before (or `from`) can skip.
+    /// The walkable tile where a path from or to `point` starts or ends, and whether `point`
+    /// is off the terrain (its tile then being the border tile nearest to it).
+    fn entry_tile(&self, point: Vec3) -> Option<(UVec2, bool)> {
+        let (tile, off) = match self.tile_at(point) {
+            Some(tile) => (tile, false),
+            None => {
+                let local = ((point.truncate() - self.origin) / self.tile_size).floor();
+                let last = (self.size - UVec2::ONE).as_vec2();
+                (local.clamp(Vec2::ZERO, last).as_uvec2(), true)
+            }
+        };
+        self.is_walkable(tile).then_some((tile, off))
+    }
+
+    /// The terrain's connected regions, worked out now if the terrain changed since.
+    fn regions(&self) -> &Regions {
+        self.regions.get_or_init(|| Regions::new(self))
+    }
+
+    /// `waypoints` without those the way from the one before (or `from`) can skip: each is
+    /// kept only if the line from the last one kept cannot reach the one after it. One line
+    /// check per waypoint, and the waypoints are only the path's turns.
     fn shortened(&self, from: Vec3, waypoints: Vec<Vec3>) -> Vec<Vec3> {
         let mut kept = Vec::with_capacity(waypoints.len());
         let mut at = from;
-        let mut k = 0;
-        while k < waypoints.len() {
-            // The furthest waypoint in a clear line from `at`.
-            let mut furthest = k;
-            for j in (k + 1..waypoints.len()).rev() {
-                if self.is_clear_line(at, waypoints[j]) {
-                    furthest = j;
-                    break;
-                }
+        for (k, &waypoint) in waypoints.iter().enumerate() {
+            let skip = waypoints
+                .get(k + 1)
+                .is_some_and(|&next| self.is_clear_line(at, next));
+            if !skip {
+                at = waypoint;
+                kept.push(at);
             }
-            at = waypoints[furthest];
-            kept.push(at);
-            k = furthest + 1;
         }
         kept
     }
@@ -259,8 +351,108 @@ impl Terrain {
     fn index(&self, tile: UVec2) -> Option<usize> {
         tile.cmplt(self.size)
             .all()
-            .then(|| (tile.x + tile.y * self.size.x) as usize)
+            .then(|| tile.x as usize + tile.y as usize * self.size.x as usize)
     }
+}
+
+/// The connected regions of a terrain: walkable tiles joined by straight steps (a diagonal step
+/// needs both tiles beside it open, so it joins nothing the straight ones do not). Kept as the
+/// runs of walkable tiles along each row, each with its region, so the work and memory grow
+/// with the runs, not the tiles.
+#[derive(Clone, Debug, Default)]
+struct Regions {
+    /// Where each row's runs start in `runs`; one more entry than rows.
+    row_starts: Vec<usize>,
+    /// Runs of walkable tiles, `x` from `.0` up to but not including `.1`, row by row.
+    runs: Vec<(u32, u32)>,
+    /// The region of each run.
+    region: Vec<u32>,
+}
+
+impl Regions {
+    fn new(terrain: &Terrain) -> Self {
+        let (width, height) = (terrain.size.x as usize, terrain.size.y as usize);
+        let mut row_starts = Vec::with_capacity(height + 1);
+        let mut runs = Vec::new();
+        for row in terrain.walkable.chunks_exact(width.max(1)).take(height) {
+            row_starts.push(runs.len());
+            let mut x = 0;
+            while x < width {
+                if !row[x] {
+                    x += 1;
+                    continue;
+                }
+                let start = x;
+                while x < width && row[x] {
+                    x += 1;
+                }
+                runs.push((start as u32, x as u32));
+            }
+        }
+        row_starts.push(runs.len());
+        // Union-find over the runs: a run joins every run of the row below it overlaps.
+        let mut parent: Vec<u32> = (0..runs.len() as u32).collect();
+        fn root(parent: &mut [u32], mut i: u32) -> u32 {
+            while parent[i as usize] != i {
+                parent[i as usize] = parent[parent[i as usize] as usize];
+                i = parent[i as usize];
+            }
+            i
+        }
+        for y in 1..height {
+            let (below, here) = (
+                row_starts[y - 1]..row_starts[y],
+                row_starts[y]..row_starts[y + 1],
+            );
+            let mut b = below.start;
+            for h in here {
+                let (x0, x1) = runs[h];
+                while b < below.end && runs[b].1 <= x0 {
+                    b += 1;
+                }
+                let mut k = b;
+                while k < below.end && runs[k].0 < x1 {
+                    let (p, q) = (root(&mut parent, h as u32), root(&mut parent, k as u32));
+                    parent[p.max(q) as usize] = p.min(q);
+                    k += 1;
+                }
+            }
+        }
+        let region = (0..runs.len() as u32)
+            .map(|i| root(&mut parent, i))
+            .collect();
+        Self {
+            row_starts,
+            runs,
+            region,
+        }
+    }
+
+    /// The region of a walkable `tile`; `None` for an unwalkable one.
+    fn of(&self, tile: UVec2) -> Option<u32> {
+        let y = tile.y as usize;
+        let (first, last) = (*self.row_starts.get(y)?, *self.row_starts.get(y + 1)?);
+        let row = &self.runs[first..last];
+        let k = row.partition_point(|&(_, end)| end <= tile.x);
+        let &(start, end) = row.get(k)?;
+        (start <= tile.x && tile.x < end).then(|| self.region[first + k])
+    }
+}
+
+/// The tiles of an 8-connected path where it turns, and its last, but not its first: the
+/// tiles between two turns lie on the line joining them, so a path through the turns is the
+/// same path.
+fn turns(tiles: &[UVec2]) -> Vec<UVec2> {
+    if tiles.len() < 2 {
+        return Vec::new();
+    }
+    let step = |k: usize| tiles[k + 1].as_ivec2() - tiles[k].as_ivec2();
+    let mut kept: Vec<UVec2> = (1..tiles.len() - 1)
+        .filter(|&k| step(k - 1) != step(k))
+        .map(|k| tiles[k])
+        .collect();
+    kept.extend(tiles.last());
+    kept
 }
 
 /// Moves `path` on to the furthest waypoint in a clear line from `position` (the unit cuts
