@@ -2,8 +2,10 @@
 //! that memory stays flat and the tick time does not creep.
 //!
 //! `cargo run --release -p flock_bench -- --soak [--ticks N] [--agents N]` (defaults: 100,000
-//! ticks, 2,000 agents, 1% of them replaced every tick) prints the figures and writes
-//! `SOAK.md`. Agents live in a walled box sized for about 25 neighbours each at the start;
+//! ticks, 2,000 agents, 1% of them replaced every tick; every other replacement carries one
+//! bad value, which the plugin must report once and forget with the agent; `--clean` leaves
+//! them all good) prints the figures
+//! and writes `SOAK.md`, and exits with an error if resident memory grew by more than 10%. Agents live in a walled box sized for about 25 neighbours each at the start;
 //! the flock packs tighter within the first few hundred ticks and then holds that density,
 //! so the work per tick stays steady from the first measured window on.
 
@@ -12,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy_flock_plugin::prelude::*;
+use bevy_flock_plugin::{InputCorrected, ReportedInput};
 use flock_core::Space;
 
 use crate::Workload;
@@ -59,6 +62,7 @@ pub fn run(args: &[String]) {
     let ticks = value_of("--ticks").unwrap_or(100_000).max(WINDOW);
     let agents = value_of("--agents").unwrap_or(2_000).max(100);
     let churn = agents / 100;
+    let clean = args.iter().any(|a| a == "--clean");
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
 
     let workload = Workload::new(agents, Space::Volume);
@@ -88,6 +92,7 @@ pub fn run(args: &[String]) {
     let mut next = 0;
     let mut window = Vec::with_capacity(WINDOW);
     let mut samples = Vec::new();
+    let mut corrected = 0;
     let started = Instant::now();
     for tick in 1..=ticks {
         for k in 0..churn {
@@ -98,16 +103,23 @@ pub fn run(args: &[String]) {
                 workload.positions[next % agents],
                 workload.velocities[next % agents],
             );
-            next += 1;
-            alive.push(
+            let mut agent =
                 app.world_mut()
-                    .spawn((Agent, Transform::from_translation(p), Velocity(v)))
-                    .id(),
-            );
+                    .spawn((Agent, Transform::from_translation(p), Velocity(v)));
+            if !clean {
+                spoil(&mut agent, next);
+            }
+            next += 1;
+            alive.push(agent.id());
         }
         let t = Instant::now();
         app.update();
         window.push(t.elapsed());
+        corrected += app
+            .world_mut()
+            .resource_mut::<Messages<InputCorrected>>()
+            .drain()
+            .count();
         if window.len() == WINDOW {
             let (rss_kib, peak_kib) = memory_kib().unwrap_or((0, 0));
             let metrics = app.world().resource::<FlockMetrics>();
@@ -144,9 +156,61 @@ pub fn run(args: &[String]) {
          agent (polarisation {:.2}).",
         metrics.mean_neighbours, metrics.polarisation
     );
-    let report = report(&samples, ticks, agents, churn, wall) + &settled + "\n";
+    let remembered = app.world().resource::<ReportedInput>().len();
+    let bad_input = if clean {
+        "No spawned agent carried a bad value (`--clean`).".to_string()
+    } else {
+        format!(
+            "{} of the spawned agents carried one bad value each (a NaN velocity, an infinite \
+             position, a rotation of length 2, or itself as its target, in turn): {corrected} \
+             `InputCorrected` messages, one per bad agent that lived to a tick (a few are \
+             despawned in the same batch that spawned them); at the end the plugin remembered \
+             {remembered} reports (the rest were forgotten with their agents).",
+            churn * ticks / 2
+        )
+    };
+    let report =
+        report(&samples, ticks, agents, churn, wall) + &bad_input + "\n\n" + &settled + "\n";
     std::fs::write("SOAK.md", &report).expect("write SOAK.md");
     println!("\n{report}\nwrote SOAK.md");
+    let (first, last) = (&samples[0], &samples[samples.len() - 1]);
+    if last.rss_kib * 10 > first.rss_kib * 11 {
+        eprintln!(
+            "soak: resident memory grew from {} to {} KiB",
+            first.rss_kib, last.rss_kib
+        );
+        std::process::exit(1);
+    }
+}
+
+/// Gives every other new agent one bad value, cycling through the kinds a game might send:
+/// the `n`-th replacement.
+fn spoil(agent: &mut EntityWorldMut, n: usize) {
+    if n % 2 == 1 {
+        return;
+    }
+    let id = agent.id();
+    match (n / 2) % 4 {
+        0 => {
+            agent.insert(Velocity(Vec3::new(f32::NAN, 0.0, 0.0)));
+        }
+        1 => {
+            agent
+                .get_mut::<Transform>()
+                .expect("spawned with one")
+                .translation
+                .x = f32::INFINITY;
+        }
+        2 => {
+            agent
+                .get_mut::<Transform>()
+                .expect("spawned with one")
+                .rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 2.0);
+        }
+        _ => {
+            agent.insert(Target::Pursue(id));
+        }
+    }
 }
 
 fn report(samples: &[Sample], ticks: usize, agents: usize, churn: usize, wall: Duration) -> String {
