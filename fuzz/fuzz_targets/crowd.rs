@@ -8,7 +8,8 @@ use arbitrary::Unstructured;
 use flock_core::glam::Quat;
 use flock_core::glam::Vec3;
 use flock_core::{
-    AgentInput, AgentParams, AvoidanceHold, AvoidanceParams, Blending, Boundary, Crowd, Leader,
+    AgentInput, AgentMemory, AgentParams, AvoidanceHold, AvoidanceParams, Blending, Boundary, Crowd,
+    Leader,
     LevelOfDetail, Limits, ParamsId, Perception, Predator, ScopedThreads, Shape, Space,
     SteeringStyle, Weights,
 };
@@ -37,16 +38,17 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
             } else {
                 SteeringStyle::Vector
             },
-            blending: if u.arbitrary()? {
-                Blending::Prioritised
-            } else {
-                Blending::WeightedSum
+            blending: match u.int_in_range(0..=2)? {
+                0 => Blending::WeightedSum,
+                1 => Blending::Prioritised,
+                _ => Blending::RuleLimitsOnly,
             },
         },
         limits: Limits {
             max_speed: u.arbitrary()?,
             min_speed: u.arbitrary()?,
             max_force: u.arbitrary()?,
+            response_time: u.arbitrary()?,
             arrival_radius: u.arbitrary()?,
             max_turn_rate: u.arbitrary()?,
             reach_radius: u.arbitrary()?,
@@ -58,6 +60,7 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
             max_neighbours: u.arbitrary()?,
             collision_distance: u.arbitrary()?,
             collision_horizon: u.arbitrary()?,
+            counts_itself: u.arbitrary()?,
         },
         boundary: match u.int_in_range(0..=2)? {
             0 => Boundary::None,
@@ -149,12 +152,12 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     }
     crowd.set_predators(predators);
     for i in 0..crowd.len() {
+        let mut memory = AgentMemory::default();
         if u.ratio(1, 4)? {
-            let hold = AvoidanceHold {
+            memory.hold = Some(AvoidanceHold {
                 direction: vec3(u)?,
                 seconds_left: u.arbitrary()?,
-            };
-            crowd.set_avoidance_hold(i, Some(hold));
+            });
         }
         if u.ratio(1, 4)? {
             let leader = Leader {
@@ -168,9 +171,10 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             crowd.set_flow(i, vec3(u)?);
         }
         if u.ratio(1, 4)? {
-            crowd.set_wander_direction(i, vec3(u)?);
-            crowd.set_last_force(i, Some(vec3(u)?));
+            memory.wander = vec3(u)?;
+            memory.last_force = Some(vec3(u)?);
         }
+        crowd.set_memory(i, memory);
     }
     if u.arbitrary()? {
         crowd.set_level_of_detail(Some(LevelOfDetail {
@@ -179,17 +183,17 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             interval: u.arbitrary()?,
         }));
     }
-    let threads = ScopedThreads(u.int_in_range(1..=3)?);
+    crowd.set_executor(ScopedThreads(u.int_in_range(1..=3)?));
     for _ in 0..u.int_in_range(1..=3)? {
-        crowd.build_index_on(&threads);
-        crowd.accumulate_forces_on(&threads);
-        crowd.avoid_obstacles_on(&threads);
+        crowd.build_index();
+        crowd.accumulate_forces();
+        crowd.avoid_obstacles(None);
         let force = vec3(u)?;
         for i in 0..crowd.len() {
             assert!(crowd.force(i).is_finite(), "force of agent {i}");
             crowd.add_force(i, force);
         }
-        crowd.integrate_on(u.arbitrary()?, &threads);
+        crowd.integrate(u.arbitrary()?, None);
         for i in 0..crowd.len() {
             let (p, v) = (crowd.position(i), crowd.velocity(i));
             assert!(p.is_finite() && v.is_finite(), "agent {i}: {p} {v}");

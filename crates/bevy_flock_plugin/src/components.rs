@@ -82,6 +82,39 @@ pub struct SteeringState {
     pub at_target: bool,
 }
 
+impl SteeringState {
+    /// The state after a tick that left the agent at `position` heading along `heading`, with
+    /// the kernel's `memory` of it, and at its target or not.
+    pub(crate) fn new(
+        heading: Vec3,
+        position: Vec3,
+        memory: flock_core::AgentMemory,
+        at_target: bool,
+    ) -> Self {
+        Self {
+            heading,
+            last_valid_position: position,
+            held_direction: memory.hold.map_or(Vec3::ZERO, |h| h.direction),
+            hold_left: memory.hold.map_or(0.0, |h| h.seconds_left),
+            wander: memory.wander,
+            last_force: memory.last_force,
+            at_target,
+        }
+    }
+
+    /// What the kernel carries of the agent to its next tick.
+    pub(crate) fn memory(&self) -> flock_core::AgentMemory {
+        flock_core::AgentMemory {
+            hold: (self.hold_left > 0.0).then_some(flock_core::AvoidanceHold {
+                direction: self.held_direction,
+                seconds_left: self.hold_left,
+            }),
+            wander: self.wander,
+            last_force: self.last_force,
+        }
+    }
+}
+
 /// Makes an agent follow another entity (Reynolds' leader following, weighted by
 /// [`FlockWeights::leader`](crate::FlockWeights)): it keeps station `distance` behind the
 /// leader, matching its velocity, and steps out of the path ahead of it (a corridor half

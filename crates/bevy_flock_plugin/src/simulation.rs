@@ -13,8 +13,8 @@ use bevy::tasks::{ComputeTaskPool, TaskPool};
 use std::sync::Mutex;
 
 use flock_core::{
-    AgentInput, AgentParams, AvoidanceHold, AvoidanceParams, ChunkExecutor, Correction, Crowd,
-    Leader, ParamsId, Shape, Space, Value,
+    AgentInput, AgentParams, AvoidanceParams, ChunkExecutor, Correction, Crowd, Leader, ParamsId,
+    Shape, Space, Value,
 };
 
 use crate::backend::{ObstacleBackend, ObstacleBackends};
@@ -422,21 +422,7 @@ pub(crate) fn extract_agents(
         {
             sim.crowd.set_flow(i, flow);
         }
-        if agent.state.wander != Vec3::ZERO {
-            sim.crowd.set_wander_direction(i, agent.state.wander);
-        }
-        if agent.state.last_force.is_some() {
-            sim.crowd.set_last_force(i, agent.state.last_force);
-        }
-        if agent.state.hold_left > 0.0 {
-            sim.crowd.set_avoidance_hold(
-                i,
-                Some(AvoidanceHold {
-                    direction: agent.state.held_direction,
-                    seconds_left: agent.state.hold_left,
-                }),
-            );
-        }
+        sim.crowd.set_memory(i, agent.state.memory());
         sim.entities.push(agent.entity);
         let slot = agent.entity.index_u32() as usize;
         if sim.index.len() <= slot {
@@ -445,7 +431,8 @@ pub(crate) fn extract_agents(
         sim.index[slot] = i as u32;
     }
 
-    sim.crowd.build_index_on(&TaskPoolExecutor::new(&config));
+    sim.crowd.set_executor(TaskPoolExecutor::new(&config));
+    sim.crowd.build_index();
     sim.step_time = started.elapsed();
 }
 
@@ -654,23 +641,18 @@ impl TaskPoolExecutor {
     }
 }
 
-pub(crate) fn accumulate_forces(mut sim: ResMut<FlockSimulation>, config: Res<FlockingConfig>) {
+pub(crate) fn accumulate_forces(mut sim: ResMut<FlockSimulation>) {
     let started = Instant::now();
-    sim.crowd
-        .accumulate_forces_on(&TaskPoolExecutor::new(&config));
+    sim.crowd.accumulate_forces();
     sim.step_time += started.elapsed();
 }
 
 pub(crate) fn avoid_obstacles<B: ObstacleBackend>(
     mut sim: ResMut<FlockSimulation>,
-    config: Res<FlockingConfig>,
     backend: StaticSystemParam<B::Param>,
 ) {
     let started = Instant::now();
-    let executor = TaskPoolExecutor::new(&config);
-    sim.avoiding = B::with_obstacles(&backend, |colliders| {
-        sim.crowd.avoid_obstacles_with(&executor, colliders)
-    });
+    sim.avoiding = B::with_obstacles(&backend, |colliders| sim.crowd.avoid_obstacles(colliders));
     sim.step_time += started.elapsed();
 }
 
@@ -696,10 +678,8 @@ pub(crate) fn integrate<B: ObstacleBackend>(
         }
         dt = config.max_timestep;
     }
-    let executor = TaskPoolExecutor::new(&config);
     B::with_obstacles(&backend, |colliders| {
-        sim.crowd
-            .integrate_with(dt.as_secs_f32(), &executor, colliders)
+        sim.crowd.integrate(dt.as_secs_f32(), colliders)
     });
 
     // Each agent's write-back is independent: spread it over the compute task pool.
@@ -716,7 +696,6 @@ pub(crate) fn integrate<B: ObstacleBackend>(
             let heading = sim_ref.crowd.heading(i);
             transform.translation = position;
             velocity.0 = sim_ref.crowd.velocity(i);
-            let hold = sim_ref.crowd.avoidance_hold(i);
             let at_target = match sim_ref.crowd.target(i) {
                 Some(target) if sim_ref.crowd.has_reached_target(i) => {
                     if !state.at_target {
@@ -734,15 +713,7 @@ pub(crate) fn integrate<B: ObstacleBackend>(
                 }
                 None => false,
             };
-            *state = SteeringState {
-                heading,
-                last_valid_position: position,
-                held_direction: hold.map_or(Vec3::ZERO, |h| h.direction),
-                hold_left: hold.map_or(0.0, |h| h.seconds_left),
-                wander: sim_ref.crowd.wander_direction(i),
-                last_force: sim_ref.crowd.last_force(i),
-                at_target,
-            };
+            *state = SteeringState::new(heading, position, sim_ref.crowd.memory(i), at_target);
             if orient && heading != Vec3::ZERO {
                 transform.rotation = match space {
                     Space::Volume => Transform::default().looking_to(heading, Vec3::Y).rotation,

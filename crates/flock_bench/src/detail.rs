@@ -56,20 +56,20 @@ fn detail_crowd(workload: &Workload, interval: u32) -> Crowd {
             interval: d.interval,
         }),
     );
+    crowd.set_executor(PoolParts(2));
     for _ in 0..WARM_UP_TICKS {
-        crowd.step_on(DT, &PoolParts(2));
+        crowd.step(DT);
     }
     crowd
 }
 
 /// Steps `crowd` once, timing its force pass alone.
 fn time_force_pass(crowd: &mut Crowd) -> Duration {
-    let parts = PoolParts(2);
-    crowd.build_index_on(&parts);
+    crowd.build_index();
     let started = Instant::now();
-    crowd.accumulate_forces_on(&parts);
+    crowd.accumulate_forces();
     let elapsed = started.elapsed();
-    crowd.integrate_on(DT, &parts);
+    crowd.integrate(DT, None);
     elapsed
 }
 

@@ -44,7 +44,7 @@ use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy::time::TimeUpdateStrategy;
 use bevy_flock_plugin::prelude::*;
-use flock_core::{AgentInput, AgentParams, ChunkExecutor, Crowd, Serial, Space};
+use flock_core::{AgentInput, AgentParams, ChunkExecutor, Crowd, Space};
 
 /// Expected neighbours per agent within the radius, from the density.
 const NEIGHBOURS: f32 = 25.0;
@@ -503,13 +503,10 @@ impl ChunkExecutor for PoolParts {
 
 fn bench_kernel(workload: &Workload, threads: usize, ticks: usize) -> Row {
     let mut crowd = workload.crowd();
-    let times = time_ticks(ticks, || {
-        if threads == 1 {
-            crowd.step_on(DT, &Serial);
-        } else {
-            crowd.step_on(DT, &PoolParts(threads));
-        }
-    });
+    if threads > 1 {
+        crowd.set_executor(PoolParts(threads));
+    }
+    let times = time_ticks(ticks, || crowd.step(DT));
     let neighbours = crowd.metrics().mean_neighbours;
     let candidates = crowd.candidates_per_agent();
     row(

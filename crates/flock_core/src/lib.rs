@@ -26,27 +26,39 @@
 //! assert!(crowd.metrics().polarisation > 0.99);
 //! ```
 
+mod agents;
+mod avoidance;
 mod crowd;
+mod detail;
 mod executor;
-mod grid;
-mod lanes;
+mod forces;
+mod integration;
+mod maths;
+mod metrics;
+mod neighbours;
 mod obstacles;
 mod params;
+mod queries;
+mod rules;
+mod sanitise;
 
-pub use crowd::{
-    AgentInput, Crowd, LONGEST_LEAD, Leader, LevelOfDetail, ParamsId, Predator, lead_time,
-};
+pub use agents::{AgentInput, AgentMemory, ParamsId};
+pub use crowd::Crowd;
+pub use detail::LevelOfDetail;
 pub use executor::{ChunkExecutor, ScopedThreads, Serial};
 pub use glam;
-pub use grid::UniformGrid;
+pub use metrics::Metrics;
+pub use neighbours::grid::UniformGrid;
 pub use obstacles::{
     Avoidance, AvoidanceHold, AvoidanceParams, CastHit, LEAVING_CONTACT, ObstacleQuery,
     ObstacleSet, Shape, avoidance_direction,
 };
 pub use params::{
-    AgentParams, Blending, Boundary, Correction, LARGEST_PARAMETER, Limits, Perception,
-    SHORTEST_RESPONSE_TIME, SteeringStyle, Value, Weights,
+    AgentParams, Blending, Boundary, LARGEST_PARAMETER, Limits, Perception, SHORTEST_RESPONSE_TIME,
+    SteeringStyle, Weights,
 };
+pub use rules::{LONGEST_LEAD, Leader, Predator, lead_time};
+pub use sanitise::{Correction, Value};
 
 /// The space agents move in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -57,22 +69,6 @@ pub enum Space {
     /// The XY plane: z of positions, velocities and forces is kept at zero, and the grid scans
     /// one layer of cells instead of a block.
     Planar,
-}
-
-/// Figures that describe the state of a crowd.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Metrics {
-    /// Number of agents.
-    pub agents: usize,
-    /// Order parameter: the length of the sum of unit headings divided by the agent count.
-    /// 1 when all agents head the same way, about `1 / sqrt(N)` for random headings.
-    pub polarisation: f32,
-    /// Mean number of agents within each agent's neighbour radius and field of view.
-    pub mean_neighbours: f32,
-    /// Mean distance to the nearest neighbour, over agents that have one.
-    pub mean_nearest_distance: Option<f32>,
-    /// Smallest distance between an agent and its nearest neighbour.
-    pub min_nearest_distance: Option<f32>,
 }
 
 #[cfg(test)]

@@ -1,10 +1,9 @@
 //! Tuning values of one agent or flock, and the checks that make them safe to simulate.
 
-use core::fmt;
-
 use glam::Vec3;
 
-use crate::lanes::FieldOfView;
+use crate::neighbours::lanes::FieldOfView;
+use crate::sanitise::{Checker, Correction, Value};
 
 /// How separation, alignment and cohesion become steering forces.
 ///
@@ -263,50 +262,6 @@ pub struct AgentParams {
     pub boundary: Boundary,
 }
 
-/// A number or a vector, as found in or put into a [`Correction`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Value {
-    /// A scalar.
-    Scalar(f32),
-    /// A vector.
-    Vector(Vec3),
-    /// Nothing: the value was dropped.
-    None,
-}
-
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::Scalar(x) => write!(f, "{x}"),
-            Value::Vector(v) => write!(f, "({}, {}, {})", v.x, v.y, v.z),
-            Value::None => f.write_str("nothing"),
-        }
-    }
-}
-
-/// A value that was not usable and what replaced it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Correction {
-    /// The field, e.g. `perception.neighbour_radius` or `velocity`.
-    pub field: &'static str,
-    /// The value found.
-    pub found: Value,
-    /// The value used instead.
-    pub used: Value,
-    /// Why the value was refused, e.g. "must be finite".
-    pub rule: &'static str,
-}
-
-impl fmt::Display for Correction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} = {} {}; using {}",
-            self.field, self.found, self.rule, self.used
-        )
-    }
-}
-
 /// The largest magnitude a parameter may have: limits and radii are squared (a speed limit of
 /// 1e20 would square to infinity and never limit anything), and weights multiply forces.
 pub const LARGEST_PARAMETER: f32 = 1e15;
@@ -314,92 +269,6 @@ pub const LARGEST_PARAMETER: f32 = 1e15;
 /// The shortest [`Limits::response_time`]: a desired-velocity force is the velocity change
 /// over the response time, and shorter ones would overflow it.
 pub const SHORTEST_RESPONSE_TIME: f32 = 1e-6;
-
-/// Collects corrections while checking values.
-#[derive(Default)]
-pub(crate) struct Checker {
-    pub(crate) corrections: Vec<Correction>,
-}
-
-impl Checker {
-    pub(crate) fn fix(
-        &mut self,
-        field: &'static str,
-        value: &mut f32,
-        used: f32,
-        rule: &'static str,
-    ) {
-        self.corrections.push(Correction {
-            field,
-            found: Value::Scalar(*value),
-            used: Value::Scalar(used),
-            rule,
-        });
-        *value = used;
-    }
-
-    /// Records a correction of any kind.
-    pub(crate) fn record(
-        &mut self,
-        field: &'static str,
-        found: Value,
-        used: Value,
-        rule: &'static str,
-    ) {
-        self.corrections.push(Correction {
-            field,
-            found,
-            used,
-            rule,
-        });
-    }
-
-    /// Replaces a non-finite value with `fallback`, and caps the magnitude of a finite one at
-    /// [`LARGEST_PARAMETER`].
-    pub(crate) fn finite(&mut self, field: &'static str, value: &mut f32, fallback: f32) {
-        if !value.is_finite() {
-            self.fix(field, value, fallback, "must be finite");
-        } else if value.abs() > LARGEST_PARAMETER {
-            let capped = LARGEST_PARAMETER.copysign(*value);
-            self.fix(
-                field,
-                value,
-                capped,
-                "must be at most 1e15 in size (the squares of larger values overflow)",
-            );
-        }
-    }
-
-    /// Replaces a non-finite or negative value with `fallback`.
-    pub(crate) fn non_negative(&mut self, field: &'static str, value: &mut f32, fallback: f32) {
-        self.finite(field, value, fallback);
-        if *value < 0.0 {
-            self.fix(field, value, fallback, "must not be negative");
-        }
-    }
-
-    /// Replaces a non-finite, zero or negative value with `fallback`.
-    fn positive(&mut self, field: &'static str, value: &mut f32, fallback: f32) {
-        self.finite(field, value, fallback);
-        if *value <= 0.0 {
-            self.fix(field, value, fallback, "must be positive");
-        }
-    }
-
-    /// Replaces a vector with any non-finite component by `fallback`, whole: one bad component
-    /// makes the others suspect too.
-    pub(crate) fn finite_vec(&mut self, field: &'static str, value: &mut Vec3, fallback: Vec3) {
-        if !value.is_finite() {
-            self.record(
-                field,
-                Value::Vector(*value),
-                Value::Vector(fallback),
-                "must be finite",
-            );
-            *value = fallback;
-        }
-    }
-}
 
 impl AgentParams {
     /// Vicsek et al.'s (1995) self-propelled particles, with noise `eta` (radians, 0 to

@@ -100,10 +100,11 @@ fn state_hash(crowd: &Crowd) -> u64 {
     hash
 }
 
-fn run_mixed_scene(executor: &dyn ChunkExecutor, ticks: usize) -> u64 {
+fn run_mixed_scene(executor: impl ChunkExecutor + Send + Sync + 'static, ticks: usize) -> u64 {
     let mut crowd = mixed_scene();
+    crowd.set_executor(executor);
     for _ in 0..ticks {
-        crowd.step_on(1.0 / 60.0, executor);
+        crowd.step(1.0 / 60.0);
         let m = crowd.metrics();
         assert!(m.polarisation.is_finite() && m.mean_neighbours.is_finite());
     }
@@ -112,15 +113,15 @@ fn run_mixed_scene(executor: &dyn ChunkExecutor, ticks: usize) -> u64 {
 
 #[test]
 fn the_mixed_scene_repeats_bit_for_bit_on_any_thread_count() {
-    let serial = run_mixed_scene(&Serial, GOLDEN_TICKS);
+    let serial = run_mixed_scene(Serial, GOLDEN_TICKS);
     assert_eq!(
         serial,
-        run_mixed_scene(&Serial, GOLDEN_TICKS),
+        run_mixed_scene(Serial, GOLDEN_TICKS),
         "two serial runs differ"
     );
     for threads in [1, 2, 4] {
         assert_eq!(
-            run_mixed_scene(&ScopedThreads(threads), GOLDEN_TICKS),
+            run_mixed_scene(ScopedThreads(threads), GOLDEN_TICKS),
             serial,
             "{threads} threads differ from the serial run"
         );
@@ -135,7 +136,7 @@ fn the_mixed_scene_repeats_bit_for_bit_on_any_thread_count() {
 
 /// Positions and velocities after `ticks` ticks of a dense crowd, with the force pass run by
 /// `executor`.
-fn run_dense(executor: &dyn ChunkExecutor, ticks: usize) -> Vec<[u32; 6]> {
+fn run_dense(executor: impl ChunkExecutor + Send + Sync + 'static, ticks: usize) -> Vec<[u32; 6]> {
     let positions = random_positions(1_500, 8.0, 11);
     let mut crowd = crowd_with(Space::Volume, AgentParams::default(), &positions, |i| {
         Vec3::new(
@@ -144,10 +145,11 @@ fn run_dense(executor: &dyn ChunkExecutor, ticks: usize) -> Vec<[u32; 6]> {
             (i % 3) as f32 - 1.0,
         )
     });
+    crowd.set_executor(executor);
     for _ in 0..ticks {
         crowd.build_index();
-        crowd.accumulate_forces_on(executor);
-        crowd.integrate(1.0 / 60.0);
+        crowd.accumulate_forces();
+        crowd.integrate(1.0 / 60.0, None);
     }
     (0..crowd.len())
         .map(|i| {
@@ -159,10 +161,10 @@ fn run_dense(executor: &dyn ChunkExecutor, ticks: usize) -> Vec<[u32; 6]> {
 
 #[test]
 fn a_dense_crowd_repeats_bit_for_bit_on_any_thread_count() {
-    let serial = run_dense(&Serial, 30);
+    let serial = run_dense(Serial, 30);
     for threads in [1, 2, 4] {
         assert!(
-            run_dense(&ScopedThreads(threads), 30) == serial,
+            run_dense(ScopedThreads(threads), 30) == serial,
             "{threads} threads differ"
         );
     }

@@ -267,21 +267,22 @@ proptest! {
                 crowd.set_leader(i, Some(leader));
                 crowd.set_flow(i + 1, flow);
             }
-            crowd.build_index_on(&ScopedThreads(threads));
-            crowd.accumulate_forces_on(&ScopedThreads(threads));
-            crowd.avoid_obstacles_on(&ScopedThreads(threads));
+            crowd.set_executor(ScopedThreads(threads));
+            crowd.build_index();
+            crowd.accumulate_forces();
+            crowd.avoid_obstacles(None);
             for i in 0..crowd.len() {
                 assert!(crowd.force(i).is_finite(), "force of agent {i}");
                 crowd.add_force(i, extra_force);
             }
             let before: Vec<Vec3> = (0..crowd.len()).map(|i| crowd.velocity(i)).collect();
-            crowd.integrate_on(dt, &ScopedThreads(threads));
+            crowd.integrate(dt, None);
             assert_finite(&crowd);
             // Integration keeps every agent within its speed limit, or (where the new state
             // would not be finite) leaves it as it was.
             for (i, &old) in before.iter().enumerate() {
                 let (v, limit) = (crowd.velocity(i), crowd.params_of(i).limits.max_speed);
-                let within = crate::crowd::length(v) <= limit * (1.0 + 1e-5);
+                let within = crate::maths::length(v) <= limit * (1.0 + 1e-5);
                 prop_assert!(within || v == old, "agent {i}: {v} over {limit}");
             }
         }
@@ -363,7 +364,7 @@ fn forces_near_f32_max_never_sum_to_infinity() {
         crowd.add_force(0, Vec3::Y * f32::MAX);
         assert!(crowd.force(0).is_finite(), "{}", crowd.force(0));
     }
-    crowd.integrate(1.0 / 60.0);
+    crowd.integrate(1.0 / 60.0, None);
     assert!(
         crowd.velocity(0).y > 0.0,
         "the huge force still pushes: {}",

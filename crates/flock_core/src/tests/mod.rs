@@ -460,9 +460,9 @@ fn lane_scan_agrees_with_the_exact_scan() {
             assert!(close(lanes.velocity_sum, exact.velocity_sum), "{label}");
             assert!(close(lanes.offset_sum, exact.offset_sum), "{label}");
             // The same arithmetic on lanes and scalars: the same soonest collision.
-            assert_eq!(lanes.threat, exact.threat, "{label}");
+            assert_eq!(lanes.collision, exact.collision, "{label}");
         }
-        let threatened = scans.iter().filter(|(_, exact)| exact.threat.is_some());
+        let threatened = scans.iter().filter(|(_, exact)| exact.collision.is_some());
         assert!(
             threatened.count() * 10 > scans.len(),
             "random velocities put over a tenth of the agents on a collision course"
@@ -570,14 +570,15 @@ fn the_neighbour_cap_keeps_the_nearest_and_bounds_the_scan() {
 
 #[test]
 fn collision_prediction_finds_the_first_contact_within_the_horizon() {
-    use crate::lanes::Prediction;
+    use crate::rules::Prediction;
     let prediction = Prediction {
         velocity: Vec3::X * 5.0,
         distance_sq: 0.7 * 0.7,
         horizon: 2.0,
     };
-    let threat =
-        |offset: Vec3, velocity: Vec3| prediction.threat(offset, offset.length_squared(), velocity);
+    let threat = |offset: Vec3, velocity: Vec3| {
+        prediction.collision(offset, offset.length_squared(), velocity)
+    };
     // Head on, 10 apart, closing at 10: contact at 0.7 apart after 0.93 s.
     let head_on = threat(Vec3::X * 10.0, Vec3::NEG_X * 5.0).expect("head on");
     assert!((head_on.time - 0.93).abs() < 1e-5, "{head_on:?}");

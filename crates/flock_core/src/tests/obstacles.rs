@@ -289,7 +289,8 @@ fn a_chosen_direction_is_held_and_counted_down() {
     let dt = 1.0 / 60.0;
     crowd.step(dt);
     let hold = crowd
-        .avoidance_hold(0)
+        .memory(0)
+        .hold
         .expect("blocked ahead: a direction is held");
     assert!((hold.seconds_left - (0.5 - dt)).abs() < 1e-6, "{hold:?}");
     assert!(
@@ -300,19 +301,27 @@ fn a_chosen_direction_is_held_and_counted_down() {
     crowd.clear();
     let params = crowd.add_params(AgentParams::default());
     crowd.push(AgentInput { params, ..agent });
-    crowd.set_avoidance_hold(0, Some(hold));
-    assert_eq!(crowd.avoidance_hold(0), Some(hold));
-    crowd.set_avoidance_hold(
+    crowd.set_memory(0, held(hold));
+    assert_eq!(crowd.memory(0).hold, Some(hold));
+    crowd.set_memory(
         0,
-        Some(AvoidanceHold {
+        held(AvoidanceHold {
             direction: Vec3::NAN,
             seconds_left: 0.4,
         }),
     );
-    assert_eq!(crowd.avoidance_hold(0), None);
+    assert_eq!(crowd.memory(0).hold, None);
     // Without obstacles nothing is held after a tick.
-    crowd.set_avoidance_hold(0, Some(hold));
+    crowd.set_memory(0, held(hold));
     crowd.set_obstacles([]);
     crowd.step(dt);
-    assert_eq!(crowd.avoidance_hold(0), None);
+    assert_eq!(crowd.memory(0).hold, None);
+}
+
+/// Memory that holds only `hold`.
+fn held(hold: AvoidanceHold) -> AgentMemory {
+    AgentMemory {
+        hold: Some(hold),
+        ..AgentMemory::default()
+    }
 }

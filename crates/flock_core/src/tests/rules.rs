@@ -469,7 +469,13 @@ fn wander_steers_toward_a_point_on_a_sphere_ahead() {
     };
     for space in [Space::Volume, Space::Planar] {
         let mut crowd = crowd(space, params(weights, 1.0), &[(Vec3::ZERO, v)], None);
-        crowd.set_wander_direction(0, Vec3::new(0.0, 1.0, 0.0));
+        crowd.set_memory(
+            0,
+            AgentMemory {
+                wander: Vec3::new(0.0, 1.0, 0.0),
+                ..AgentMemory::default()
+            },
+        );
         let desired = Vec3::new(2.0, 1.0, 0.0) / 5.0_f32.sqrt() * 5.0;
         assert_close(force_on_first(&mut crowd), desired - v);
     }
@@ -490,11 +496,11 @@ fn the_wander_point_drifts_by_at_most_its_rate() {
     let mut crowd = crowd(Space::Volume, params(weights, 1.0), &agents, None);
     crowd.set_seed(5);
     crowd.step(1.0 / 64.0);
-    let before: Vec<Vec3> = (0..200).map(|i| crowd.wander_direction(i)).collect();
+    let before: Vec<Vec3> = (0..200).map(|i| crowd.memory(i).wander).collect();
     crowd.step(1.0 / 64.0);
     let mut largest: f32 = 0.0;
     for (i, before) in before.iter().enumerate() {
-        let after = crowd.wander_direction(i);
+        let after = crowd.memory(i).wander;
         assert!((after.length() - 1.0).abs() < 1e-5);
         largest = largest.max(after.distance(*before));
     }
@@ -605,7 +611,7 @@ fn rule_limits_only_adds_limited_rules_without_cutting_the_sum() {
         let mut crowd = crowd(Space::Planar, params(weights, 1.0), &agents, target);
         assert_close(force_on_first(&mut crowd), expected);
         // Integration applies the max force to the sum only under the weighted sum.
-        crowd.integrate(0.1);
+        crowd.integrate(0.1, None);
         let applied = match blending {
             Blending::RuleLimitsOnly => expected,
             _ => cut(expected, 8.0),

@@ -11,7 +11,9 @@ use std::collections::HashMap;
 
 use glam::{BVec4A, Vec3, Vec4};
 
-use crate::crowd::Gathered;
+use super::Scan;
+use crate::agents::Gathered;
+use crate::rules::{COINCIDENT_SQ, Collision, Prediction, separation_divisor};
 
 /// Candidates tested at once.
 const LANES: usize = 4;
@@ -19,26 +21,6 @@ const LANES: usize = 4;
 const LANE_INDEX: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
 /// Flock keys are stored as `f32`, exact below this many distinct flocks.
 const EXACT_KEYS: usize = 1 << 24;
-
-/// Below this squared distance two agents count as coincident and separate along a fixed
-/// pseudo-random direction instead of their (undefined) offset.
-pub(crate) const COINCIDENT_SQ: f32 = 1e-12;
-/// Squared-distance floor of the separation term, so it stays finite (at most 100 per neighbour).
-pub(crate) const SEPARATION_FLOOR_SQ: f32 = 1e-4;
-
-/// What a neighbour's offset is divided by in the separation sum, from its squared distance
-/// (floored at [`SEPARATION_FLOOR_SQ`]): `d^2`, so that the term is the unit vector over `d`
-/// (the vector style), or `d^3`, the unit vector over `d^2` (the desired-velocity style's
-/// inverse square, `unit_over_square`).
-#[inline(always)]
-pub(crate) fn separation_divisor(dist_sq: f32, unit_over_square: bool) -> f32 {
-    let floored = dist_sq.max(SEPARATION_FLOOR_SQ);
-    if unit_over_square {
-        floored * floored.sqrt()
-    } else {
-        floored
-    }
-}
 
 /// Positions, velocities and flocks of the agents in grid slot order, one array per
 /// component, each padded with `LANES - 1` zeros so that the last lanes load in bounds.
@@ -68,7 +50,7 @@ impl SlotLanes {
             column.reserve(padded);
         }
         for agent in gathered {
-            let (p, v, flock) = agent.kinematics();
+            let (p, v, flock) = (agent.body.position, agent.body.velocity, agent.flock);
             let key = match last {
                 Some((f, key)) if f == flock => key,
                 _ => {
@@ -167,72 +149,6 @@ impl FieldOfView {
             ahead | dot_sq.cmple(limit)
         };
         by_angle | dist_sq.cmple(Vec4::splat(COINCIDENT_SQ))
-    }
-}
-
-/// How an agent predicts collisions with its neighbours: two agents collide when their centres
-/// come within `distance`, and the agent looks `horizon` seconds ahead, each assuming the other
-/// keeps its velocity.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Prediction {
-    /// The agent's own velocity.
-    pub(crate) velocity: Vec3,
-    pub(crate) distance_sq: f32,
-    pub(crate) horizon: f32,
-}
-
-/// The most imminent collision an agent predicted.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Threat {
-    /// Seconds until it.
-    pub(crate) time: f32,
-    /// Where the other agent will be then, relative to this one.
-    pub(crate) offset: Vec3,
-}
-
-impl Prediction {
-    /// The collision with a neighbour at `offset` moving at `velocity`, if the two are apart,
-    /// closing, and come within the distance inside the horizon (two that already overlap are
-    /// left to separation). The time solves
-    /// `|offset + t * relative velocity| = distance` for its first root (Reynolds' unaligned
-    /// collision avoidance, exact rather than sampled).
-    pub(crate) fn threat(&self, offset: Vec3, dist_sq: f32, velocity: Vec3) -> Option<Threat> {
-        let dv = velocity - self.velocity;
-        let closing = -(offset.x * dv.x + offset.y * dv.y + offset.z * dv.z);
-        let a = dv.x * dv.x + dv.y * dv.y + dv.z * dv.z;
-        let disc = closing * closing - a * (dist_sq - self.distance_sq);
-        if !(dist_sq > self.distance_sq && closing > 0.0 && disc >= 0.0) {
-            return None;
-        }
-        let time = ((closing - disc.sqrt()) / a).max(0.0);
-        (time < self.horizon).then(|| Threat {
-            time,
-            offset: offset + dv * time,
-        })
-    }
-}
-
-/// What one agent saw in its neighbourhood.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Scan {
-    pub(crate) count: u32,
-    pub(crate) nearest_sq: f32,
-    pub(crate) separation: Vec3,
-    pub(crate) mates: u32,
-    pub(crate) velocity_sum: Vec3,
-    /// Sum of offsets to flock-mates; over `mates` it is `centroid - p`, seams included.
-    pub(crate) offset_sum: Vec3,
-    /// The soonest predicted collision with a neighbour, when the agent predicts them.
-    pub(crate) threat: Option<Threat>,
-}
-
-impl Scan {
-    /// Nothing seen yet.
-    pub(crate) fn new() -> Self {
-        Self {
-            nearest_sq: f32::INFINITY,
-            ..Self::default()
-        }
     }
 }
 
@@ -382,19 +298,19 @@ pub(crate) trait Threats {
     fn observe(&mut self, keep: BVec4A, offset: [Vec4; 3], dist_sq: Vec4, velocity: [Vec4; 3]);
 
     /// The soonest collision observed.
-    fn soonest(&self) -> Option<Threat>;
+    fn soonest(&self) -> Option<Collision>;
 }
 
 impl Threats for () {
     #[inline(always)]
     fn observe(&mut self, _: BVec4A, _: [Vec4; 3], _: Vec4, _: [Vec4; 3]) {}
 
-    fn soonest(&self) -> Option<Threat> {
+    fn soonest(&self) -> Option<Collision> {
         None
     }
 }
 
-/// [`Prediction::threat`] on four lanes, keeping each lane's soonest.
+/// [`Prediction::collision`] on four lanes, keeping each lane's soonest.
 #[derive(Clone, Copy)]
 pub(crate) struct ThreatLanes {
     prediction: Prediction,
@@ -415,7 +331,7 @@ impl ThreatLanes {
 }
 
 impl Threats for ThreatLanes {
-    /// The arithmetic of [`Prediction::threat`], lane by lane.
+    /// The arithmetic of [`Prediction::collision`], lane by lane.
     #[inline(always)]
     fn observe(
         &mut self,
@@ -449,14 +365,14 @@ impl Threats for ThreatLanes {
     }
 
     /// The first lane on a tie.
-    fn soonest(&self) -> Option<Threat> {
+    fn soonest(&self) -> Option<Collision> {
         let times = self.time.to_array();
         let (lane, &time) = times
             .iter()
             .enumerate()
             .reduce(|best, next| if next.1 < best.1 { next } else { best })?;
         let o = &self.offset;
-        time.is_finite().then(|| Threat {
+        time.is_finite().then(|| Collision {
             time,
             offset: Vec3::new(o.x[lane], o.y[lane], o.z[lane]),
         })
@@ -513,14 +429,7 @@ impl<T: Threats> LaneScan<T> {
             let near = keep & dist_sq.cmplt(self.separation_sq);
             // Few candidates are this close: skip the division when none is.
             if near.any() {
-                // `separation_divisor`, four lanes at once.
-                let floored = dist_sq.max(Vec4::splat(SEPARATION_FLOOR_SQ));
-                let divisor = if self.unit_separation {
-                    floored * floored.sqrt()
-                } else {
-                    floored
-                };
-                let inv = Vec4::ONE / divisor;
+                let inv = Vec4::ONE / separation_divisor(dist_sq, self.unit_separation);
                 self.separation
                     .add_where(near, -x * inv, -y * inv, -z * inv);
             }
@@ -562,7 +471,7 @@ impl<T: Threats> LaneScan<T> {
             mates: lane_sum(self.mates) as u32,
             velocity_sum: self.velocity_sum.sum(),
             offset_sum: self.offset_sum.sum(),
-            threat: self.threats.soonest(),
+            collision: self.threats.soonest(),
         })
     }
 }

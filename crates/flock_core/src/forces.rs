@@ -1,0 +1,119 @@
+//! Force accumulation, the second stage of a tick: each agent's neighbours scanned and its
+//! steering behaviours blended into one force, in parallel chunks of grid slots.
+
+use glam::Vec3;
+
+use crate::Crowd;
+use crate::agents::AgentExtras;
+use crate::executor::for_each_chunk_mut;
+use crate::neighbours::{Neighbourhood, ScanBuffers};
+use crate::params::Prepared;
+use crate::rules::Prediction;
+
+/// The results of the last force pass, by grid slot.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ForcePass {
+    pub(crate) results: Vec<SlotResult>,
+    /// Whether `results` hold forces not yet integrated.
+    pub(crate) pending: bool,
+}
+
+/// One agent's result of the force pass.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SlotResult {
+    pub(crate) force: Vec3,
+    pub(crate) neighbours: u32,
+    pub(crate) nearest_sq: f32,
+    /// Whether the agent kept its last force (level of detail) rather than compute one.
+    pub(crate) reused: bool,
+}
+
+/// One agent as the force and avoidance passes read it: its own state, gathered by slot.
+pub(crate) struct SlotAgent<'a> {
+    pub(crate) index: usize,
+    pub(crate) slot: usize,
+    pub(crate) position: Vec3,
+    pub(crate) velocity: Vec3,
+    pub(crate) heading: Vec3,
+    pub(crate) params: &'a Prepared,
+    pub(crate) target: Option<Vec3>,
+}
+
+impl SlotAgent<'_> {
+    /// How the agent predicts collisions, if it does.
+    pub(crate) fn prediction(&self) -> Option<Prediction> {
+        let p = &self.params.params.perception;
+        self.params.predicts.then_some(Prediction {
+            velocity: self.velocity,
+            distance_sq: p.collision_distance * p.collision_distance,
+            horizon: p.collision_horizon,
+        })
+    }
+}
+
+impl Crowd {
+    /// Force accumulation, the second stage of a tick: every agent's steering force from its
+    /// neighbours (separation, alignment, cohesion) and its other behaviours (target, walls,
+    /// predators, leader, flow, wander), each limited to the agent's max force, weighted and
+    /// blended (see [`Blending`](crate::Blending)). Builds the index first if it is not built.
+    pub fn accumulate_forces(&mut self) {
+        let n = self.len();
+        if !self.index.covers(n) {
+            self.build_index();
+        }
+        if self.agents.extras.len() != n
+            && self.params.iter().any(|p| p.params.weights.wander != 0.0)
+        {
+            self.agents.extras.resize(n, AgentExtras::default());
+        }
+        let mut results = core::mem::take(&mut self.forces.results);
+        results.clear();
+        results.resize(n, SlotResult::default());
+        let this = &*self;
+        for_each_chunk_mut(&*self.executor, &mut results, |first_slot, chunk| {
+            this.compute_slots(first_slot, chunk);
+        });
+        self.forces.results = results;
+        self.forces.pending = true;
+        self.avoidance.avoided = false;
+    }
+
+    /// Fills `out` with the results of the agents in sorted slots `first_slot..`.
+    fn compute_slots(&self, first_slot: usize, out: &mut [SlotResult]) {
+        // Agents of one cell sit in consecutive slots and share their stencil.
+        let mut buffers = ScanBuffers::default();
+        for (k, result) in out.iter_mut().enumerate() {
+            let agent = self.slot_agent(first_slot + k);
+            if let Some(force) = self.reused_force(&agent) {
+                *result = SlotResult {
+                    force,
+                    neighbours: 0,
+                    nearest_sq: f32::INFINITY,
+                    reused: true,
+                };
+                continue;
+            }
+            let scan = Neighbourhood::new(&self.index, self.space, &agent, &mut buffers).scan();
+            *result = SlotResult {
+                force: self.steering(&agent, &scan),
+                neighbours: scan.count,
+                nearest_sq: scan.nearest_sq,
+                reused: false,
+            };
+        }
+    }
+
+    /// The agent in sorted `slot`, as the force pass reads it.
+    pub(crate) fn slot_agent(&self, slot: usize) -> SlotAgent<'_> {
+        let gathered = &self.index.gathered[slot];
+        SlotAgent {
+            index: gathered.index as usize,
+            slot,
+            position: gathered.body.position,
+            velocity: gathered.body.velocity,
+            heading: gathered.body.heading,
+            params: &self.params[gathered.params as usize],
+            target: gathered.target,
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! Integration, the last stage of a tick: the steering force limited, the velocity kept within
+//! the speed limits (and turned at a limited rate), the agent moved, never into an obstacle,
+//! and kept within its boundary.
+
+use glam::Vec3;
+
+use crate::Crowd;
+use crate::agents::Body;
+use crate::executor::for_each_chunk_mut;
+use crate::maths::{length, limit_length, rotation, unit};
+use crate::obstacles::{AvoidanceHold, Layered, ObstacleQuery};
+use crate::params::{Blending, Limits};
+use crate::rules::boundary::keep_within;
+
+impl Crowd {
+    /// Integration, the last stage of a tick: advances every agent by `dt` seconds. The force
+    /// is limited to max force, the velocity kept within [min speed, max speed], the position
+    /// moved (never into the crowd's own [`obstacles`](Self::obstacles) or `colliders`, a
+    /// physics backend's, if any), wrapped or kept inside walls. A non-finite or non-positive
+    /// `dt` does nothing. An agent whose new state would not be finite keeps its old one.
+    pub fn integrate(&mut self, dt: f32, colliders: Option<&dyn ObstacleQuery>) {
+        if !(dt.is_finite() && dt > 0.0) {
+            return;
+        }
+        let mut bodies = core::mem::take(&mut self.agents.bodies);
+        let this = &*self;
+        let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
+        for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
+            for (k, body) in chunk.iter_mut().enumerate() {
+                this.integrate_agent(first + k, body, dt, &obstacles);
+            }
+        });
+        self.agents.bodies = bodies;
+        self.keep_last_forces();
+        self.drift_wander_points(dt);
+        self.tick = self.tick.wrapping_add(1);
+        self.count_down_holds(dt);
+        self.agents.added.fill(Vec3::ZERO);
+        self.forces.pending = false;
+    }
+
+    /// Moves agent `i`'s `body` by `dt`.
+    fn integrate_agent(&self, i: usize, body: &mut Body, dt: f32, obstacles: &Layered) {
+        let params = &self.prepared_of(i).params;
+        let limits = params.limits;
+        let force = match params.weights.blending {
+            Blending::RuleLimitsOnly => self.total_force(i, limits.max_force),
+            Blending::WeightedSum | Blending::Prioritised => {
+                limit_length(self.total_force(i, limits.max_force), limits.max_force)
+            }
+        };
+        let mut v = match limits.max_turn_rate {
+            Some(rate) => self.heading_driven(body, force, dt, rate),
+            None => self.space.flat(body.velocity + force * dt),
+        };
+        v = within_speed_limits(v, body.heading, &limits);
+        if params.weights.noise > 0.0 {
+            v = self.with_noise(i, v, params.weights.noise);
+        }
+        let mut p = self.space.flat(body.position + v * dt);
+        if !obstacles.is_empty() && p.is_finite() {
+            (p, v) = self.stay_outside(body.position, p, v, obstacles);
+        }
+        (p, v) = keep_within(p, v, &params.boundary);
+        if p.is_finite() && v.is_finite() {
+            body.position = p;
+            body.velocity = v;
+            if let Some(h) = unit(v) {
+                body.heading = h;
+            }
+        }
+    }
+
+    /// The end of a move from `from` to `to` at velocity `v`, never into an obstacle: it stops
+    /// at the first surface crossed, then spends the rest of the move sliding along it (a
+    /// second surface stops the slide); the velocity loses what points into each surface.
+    fn stay_outside(&self, from: Vec3, to: Vec3, mut v: Vec3, obstacles: &Layered) -> (Vec3, Vec3) {
+        let (allowed, surface) = obstacles.constrain(from, to);
+        let mut p = allowed;
+        if let Some(normal) = surface {
+            v -= normal * v.dot(normal).min(0.0);
+            let rest = to - allowed;
+            let slide = rest - normal * rest.dot(normal).min(0.0);
+            let (slid, second) = obstacles.constrain(allowed, allowed + slide);
+            p = slid;
+            if let Some(normal) = second {
+                v -= normal * v.dot(normal).min(0.0);
+            }
+        }
+        (self.space.flat(p), self.space.flat(v))
+    }
+
+    /// The velocity after `dt` of an agent whose heading drives its motion, turning at most
+    /// `rate` degrees per second: the force along the heading changes its speed, the force
+    /// across it turns the heading (as it would turn a velocity, `|across| / speed` radians per
+    /// second) up to the rate. A force pointing backwards turns the agent at the full rate,
+    /// to the side it leans to (right when straight back: clockwise on the plane, about the Y
+    /// axis in 3D), while it brakes, so that a creature turns round rather than reverses.
+    fn heading_driven(&self, body: &Body, force: Vec3, dt: f32, rate: f32) -> Vec3 {
+        let flat = |v: Vec3| self.space.flat(v);
+        let velocity = flat(body.velocity);
+        let Some(heading) = unit(flat(body.heading)).or_else(|| unit(velocity)) else {
+            // No heading yet: the first push gives one.
+            return flat(velocity + force * dt);
+        };
+        let along = force.dot(heading);
+        let across = flat(force - heading * along);
+        let speed = (length(velocity) + along * dt).max(0.0);
+        let max_angle = (rate * dt).to_radians();
+        let angle = if along < 0.0 {
+            max_angle
+        } else {
+            (length(across) / speed.max(f32::MIN_POSITIVE) * dt).min(max_angle)
+        };
+        let side = unit(across).unwrap_or_else(|| self.space.right_of(heading));
+        let turned = match unit(heading.cross(side)) {
+            Some(axis) if angle > 0.0 => flat(rotation(axis, angle) * heading),
+            _ => heading,
+        };
+        turned * speed
+    }
+
+    /// Takes the holds the avoidance pass chose, less `dt`; without a pass, none is held.
+    fn count_down_holds(&mut self, dt: f32) {
+        if !self.agents.holding {
+            return;
+        }
+        let n = self.len();
+        self.agents.extras.resize(n, Default::default());
+        let out = &self.avoidance.out;
+        let counted = self.avoidance.avoided && out.len() == n;
+        let slots = self.index.grid.slots();
+        let mut any = false;
+        for (i, extras) in self.agents.extras.iter_mut().enumerate() {
+            let hold = &mut extras.memory.hold;
+            *hold = if counted {
+                out[slots[i] as usize]
+                    .hold
+                    .map(|h| AvoidanceHold {
+                        seconds_left: h.seconds_left - dt,
+                        ..h
+                    })
+                    .filter(|h| h.seconds_left > 0.0)
+            } else {
+                None
+            };
+            any |= hold.is_some();
+        }
+        self.agents.holding = any;
+    }
+}
+
+/// `v` with its speed kept within the limits: cut to the max speed, or raised to the min speed
+/// along itself (or along `heading` when it is zero).
+fn within_speed_limits(v: Vec3, heading: Vec3, limits: &Limits) -> Vec3 {
+    let speed = length(v);
+    if speed > limits.max_speed {
+        let ratio = limits.max_speed / speed;
+        // A subnormal ratio has lost precision: go through the unit vector instead.
+        if ratio.is_normal() || ratio == 0.0 {
+            v * ratio
+        } else {
+            v / speed * limits.max_speed
+        }
+    } else if speed < limits.min_speed {
+        let dir = unit(v).or_else(|| unit(heading)).unwrap_or(Vec3::ZERO);
+        dir * limits.min_speed
+    } else {
+        v
+    }
+}

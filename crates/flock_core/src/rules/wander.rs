@@ -1,0 +1,107 @@
+//! Wander (Reynolds 1999): steering toward a point that drifts at random round a sphere ahead
+//! of the agent; and angular noise (Vicsek et al. 1995): the velocity turned by a random angle
+//! every tick. Both are drawn from the crowd's seed, the tick and the agent's index, so runs
+//! repeat.
+
+use glam::Vec3;
+
+use super::respond;
+use crate::forces::SlotAgent;
+use crate::maths::{rotation, unit};
+use crate::{Crowd, Space};
+
+/// How far ahead of an agent, in units of the wander sphere's radius, the sphere is: the
+/// wander point turns the agent up to 30 degrees off its way.
+const WANDER_DISTANCE: f32 = 2.0;
+/// Mixed into the seed for the wander draws, so that they are not the noise's.
+const WANDER_STREAM: u64 = 0x5741_4E44_4552_0001;
+
+/// The force toward `agent`'s wander point: on a unit sphere [`WANDER_DISTANCE`] units ahead
+/// of it, in the unit direction `point` from the sphere's centre.
+pub(crate) fn wander(agent: &SlotAgent, point: Vec3, space: Space) -> Vec3 {
+    let limits = agent.params.params.limits;
+    let ahead = unit(space.flat(agent.velocity))
+        .or_else(|| unit(agent.heading))
+        .unwrap_or(Vec3::ZERO);
+    match unit(space.flat(ahead * WANDER_DISTANCE + point)) {
+        Some(dir) => respond(dir * limits.max_speed, agent.velocity, &limits),
+        None => Vec3::ZERO,
+    }
+}
+
+impl Crowd {
+    /// Agent `i`'s wander direction, drawn at random (from the seed and its index) before it
+    /// has one.
+    pub(crate) fn wander_point(&self, i: usize) -> Vec3 {
+        match self.agents.extras.get(i) {
+            Some(e) if e.memory.wander != Vec3::ZERO => e.memory.wander,
+            _ => {
+                let mut draw = NoiseDraw::new(self.seed ^ WANDER_STREAM, u64::MAX, i);
+                unit(self.space.flat(draw.in_cube())).unwrap_or(Vec3::X)
+            }
+        }
+    }
+
+    /// Moves every wandering agent's wander point one random step, of `rate * sqrt(dt)` at
+    /// most along each axis, back onto the sphere.
+    pub(crate) fn drift_wander_points(&mut self, dt: f32) {
+        if self.agents.extras.is_empty() {
+            return;
+        }
+        for i in 0..self.len() {
+            let w = self.params_of(i).weights;
+            if w.wander == 0.0 {
+                continue;
+            }
+            let mut draw = NoiseDraw::new(self.seed ^ WANDER_STREAM, self.tick, i);
+            let step = draw.in_cube() * w.wander_rate * dt.sqrt();
+            let current = self.wander_point(i);
+            self.agents.extras[i].memory.wander =
+                unit(self.space.flat(current + step)).unwrap_or(current);
+        }
+    }
+
+    /// `v` turned by this tick's random angle for agent `i`, up to `noise / 2` either way (in
+    /// 3D about a random axis across `v`).
+    pub(crate) fn with_noise(&self, i: usize, v: Vec3, noise: f32) -> Vec3 {
+        let Some(dir) = unit(v) else {
+            return v;
+        };
+        let mut draw = NoiseDraw::new(self.seed, self.tick, i);
+        let angle = (draw.unit() - 0.5) * noise;
+        let axis = match self.space {
+            Space::Planar => Vec3::Z,
+            Space::Volume => {
+                let (a, b) = dir.any_orthonormal_pair();
+                let around = draw.unit() * core::f32::consts::TAU;
+                a * libm::cosf(around) + b * libm::sinf(around)
+            }
+        };
+        self.space.flat(rotation(axis, angle) * v)
+    }
+}
+
+/// Random numbers for one agent in one tick, from the seed, the tick and the agent's index
+/// (splitmix64), so that they do not depend on how the pass is split.
+pub(crate) struct NoiseDraw(u64);
+
+impl NoiseDraw {
+    pub(crate) fn new(seed: u64, tick: u64, index: usize) -> Self {
+        Self(seed ^ tick.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (index as u64).rotate_left(32))
+    }
+
+    /// Uniform in the cube from -1 to 1 on each axis.
+    pub(crate) fn in_cube(&mut self) -> Vec3 {
+        Vec3::new(self.unit(), self.unit(), self.unit()) * 2.0 - 1.0
+    }
+
+    /// Uniform in `0..1`.
+    pub(crate) fn unit(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
