@@ -8,10 +8,9 @@ use arbitrary::Unstructured;
 use flock_core::glam::Quat;
 use flock_core::glam::Vec3;
 use flock_core::{
-    AgentInput, AgentMemory, AgentParams, AvoidanceHold, AvoidanceParams, Blending, Boundary, Crowd,
-    Leader,
-    LevelOfDetail, Limits, ParamsId, Perception, Predator, ScopedThreads, Shape, Space,
-    SteeringStyle, Weights,
+    AgentInput, AgentMemory, AvoidanceHold, BlendMode, Boundary, Crowd, FlockTuning, FlockWeights,
+    Leader, LevelOfDetail, ObstacleAvoidance, ParamsId, Perception, RuleStyle, ScopedThreads,
+    Shape, Space, SteeringLimits, Threat,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -19,9 +18,9 @@ fn vec3(u: &mut Unstructured) -> arbitrary::Result<Vec3> {
     Ok(Vec3::new(u.arbitrary()?, u.arbitrary()?, u.arbitrary()?))
 }
 
-fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
-    Ok(AgentParams {
-        weights: Weights {
+fn params(u: &mut Unstructured) -> arbitrary::Result<FlockTuning> {
+    Ok(FlockTuning {
+        weights: FlockWeights {
             separation: u.arbitrary()?,
             alignment: u.arbitrary()?,
             cohesion: u.arbitrary()?,
@@ -33,18 +32,19 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<AgentParams> {
             flow: u.arbitrary()?,
             wander: u.arbitrary()?,
             wander_rate: u.arbitrary()?,
+            standoff: u.arbitrary()?,
             style: if u.arbitrary()? {
-                SteeringStyle::DesiredVelocity
+                RuleStyle::DesiredVelocity
             } else {
-                SteeringStyle::Vector
+                RuleStyle::Vector
             },
             blending: match u.int_in_range(0..=2)? {
-                0 => Blending::WeightedSum,
-                1 => Blending::Prioritised,
-                _ => Blending::RuleLimitsOnly,
+                0 => BlendMode::WeightedSum,
+                1 => BlendMode::Prioritised,
+                _ => BlendMode::RuleLimitsOnly,
             },
         },
-        limits: Limits {
+        limits: SteeringLimits {
             max_speed: u.arbitrary()?,
             min_speed: u.arbitrary()?,
             max_force: u.arbitrary()?,
@@ -130,7 +130,7 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             target: if u.arbitrary()? { Some(vec3(u)?) } else { None },
         });
     }
-    crowd.set_avoidance(AvoidanceParams {
+    crowd.set_avoidance(ObstacleAvoidance {
         cast_radius: u.arbitrary()?,
         min_look_ahead: u.arbitrary()?,
         max_look_ahead: u.arbitrary()?,
@@ -142,15 +142,15 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         shapes.push(shape(u)?);
     }
     crowd.set_obstacles(shapes);
-    let mut predators = Vec::new();
+    let mut threats = Vec::new();
     for _ in 0..u.int_in_range(0..=2)? {
-        predators.push(Predator {
+        threats.push(Threat {
             position: vec3(u)?,
             velocity: vec3(u)?,
             radius: u.arbitrary()?,
         });
     }
-    crowd.set_predators(predators);
+    crowd.set_threats(threats);
     for i in 0..crowd.len() {
         let mut memory = AgentMemory::default();
         if u.ratio(1, 4)? {
@@ -171,17 +171,20 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             crowd.set_flow(i, vec3(u)?);
         }
         if u.ratio(1, 4)? {
+            crowd.set_standoff(i, vec3(u)?, u.arbitrary()?);
+        }
+        if u.ratio(1, 4)? {
             memory.wander = vec3(u)?;
             memory.last_force = Some(vec3(u)?);
         }
         crowd.set_memory(i, memory);
     }
     if u.arbitrary()? {
-        crowd.set_level_of_detail(Some(LevelOfDetail {
-            focus: vec3(u)?,
+        let detail = LevelOfDetail {
             near_radius: u.arbitrary()?,
             interval: u.arbitrary()?,
-        }));
+        };
+        crowd.set_level_of_detail(Some(detail), vec3(u)?);
     }
     crowd.set_executor(ScopedThreads(u.int_in_range(1..=3)?));
     for _ in 0..u.int_in_range(1..=3)? {

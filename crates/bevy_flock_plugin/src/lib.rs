@@ -17,7 +17,6 @@ mod simulation;
 mod squads;
 mod states;
 mod terrain;
-mod tuning;
 
 pub use backend::{BuiltInObstacles, ObstacleBackend, ObstacleBackendAppExt};
 pub use components::{
@@ -28,16 +27,18 @@ pub use diagnostics::{FlockMetrics, InputCorrected, ReportedInput};
 pub use flow::FlowField;
 #[cfg(feature = "bevy_gizmos")]
 pub use gizmos::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
-pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems, LevelOfDetail};
+pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems};
 #[cfg(feature = "presets")]
 pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
 pub use simulation::{FlockSimulation, NearbyAgent};
 pub use squads::{Combatant, Formation, PotentialField, SUPPORT_MARGIN, UNARMED_MARGIN};
 pub use states::BehaviourStates;
 pub use terrain::{Destination, LARGEST_TERRAIN, PlannedPath, Terrain, TerrainTooLarge};
-pub use tuning::{
-    BlendMode, Boundary, FlockTuning, FlockWeights, ObstacleAvoidance, Perception, RuleStyle,
-    SteeringLimits,
+// The tuning types: defined (with their defaults, checks and docs) once, in the kernel, and
+// used here as components.
+pub use flock_core::{
+    BlendMode, Boundary, FlockTuning, FlockWeights, LevelOfDetail, ObstacleAvoidance, Perception,
+    RuleStyle, SteeringLimits,
 };
 
 /// The types most games need: `use bevy_flock_plugin::prelude::*;`.

@@ -134,31 +134,6 @@ impl Default for FlockingConfig {
     }
 }
 
-/// Level of detail for large crowds (seed 000's last step): agents further than
-/// `near_radius` from the [`DetailFocus`] entity compute their steering only every
-/// `interval`-th tick, staggered so that each tick updates an even share of them; in between
-/// they keep steering with the force they last computed and still move every tick, so they
-/// move smoothly. The force pass, the costly part of a tick, then does roughly
-/// `near + far / interval` agents' work.
-#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
-#[reflect(Default, Debug, Clone, PartialEq)]
-pub struct LevelOfDetail {
-    /// Agents within this distance of the focus update every tick.
-    pub near_radius: f32,
-    /// Far agents update once every this many ticks (0 counts as 1).
-    pub interval: u32,
-}
-
-impl Default for LevelOfDetail {
-    /// Full detail within 50 units; far agents every 4th tick.
-    fn default() -> Self {
-        Self {
-            near_radius: 50.0,
-            interval: 4,
-        }
-    }
-}
-
 /// The flock of agents that have no [`InFlock`]. The plugin spawns it, named "Default flock";
 /// tune it like any other [`Flock`]. If it is despawned (a level teardown that despawns every
 /// entity, say), the plugin spawns a new one with the default tuning at the next tick and
@@ -260,12 +235,12 @@ impl Plugin for FlockingPlugin {
                     simulation::extract_agents,
                     simulation::extract_obstacles,
                     simulation::extract_predators,
+                    crate::squads::keep_standoff,
                 )
                     .chain()
                     .in_set(FlockingSystems::NeighbourLookup),
                 (
                     simulation::accumulate_forces,
-                    crate::squads::keep_standoff,
                     crate::squads::steer_by_potential_field,
                 )
                     .chain()

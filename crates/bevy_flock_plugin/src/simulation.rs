@@ -13,13 +13,11 @@ use bevy::tasks::{ComputeTaskPool, TaskPool};
 use std::sync::Mutex;
 
 use flock_core::{
-    AgentInput, AgentParams, AvoidanceParams, ChunkExecutor, Correction, Crowd, Leader, ParamsId,
-    Shape, Space, Value,
+    AgentInput, ChunkExecutor, Correction, Crowd, Leader, ParamsId, Shape, Space, Threat, Value,
 };
 
 use crate::backend::{ObstacleBackend, ObstacleBackends};
 use crate::diagnostics::Reporter;
-use crate::tuning::TuningParts;
 use crate::*;
 
 /// The flock's state for this tick in contiguous buffers (the [`flock_core::Crowd`]), filled in
@@ -163,6 +161,31 @@ impl FlockSimulation {
         }
     }
 
+    /// Makes `entity` back off from enemies this tick, toward a velocity along `away` at
+    /// `urgency` (0 to 1) of its max speed, weighted by [`FlockWeights::standoff`]: what the
+    /// squads do for each [`Combatant`]. Call it after [`FlockingSystems::NeighbourLookup`] and
+    /// before [`FlockingSystems::ForceAccumulation`]. Returns whether it was kept (an agent this
+    /// tick, a finite direction that is not zero, a finite urgency).
+    pub fn set_standoff(&mut self, entity: Entity, away: Vec3, urgency: f32) -> bool {
+        match self.index_of(entity) {
+            Some(i) => self.crowd.set_standoff(i, away, urgency),
+            None => false,
+        }
+    }
+
+    /// Replaces `entity`'s steering force for this tick with `force` (an acceleration), dropping
+    /// what the rules and [`add_force`](Self::add_force) gave it: for agents steered some other
+    /// way, such as a [`PotentialField`] squad. Like an added force, it is added to what
+    /// obstacle avoidance asks for, and the sum limited to the max force. Call it in
+    /// [`FlockingSystems::ForceAccumulation`], after the plugin's systems. Non-finite forces
+    /// are ignored. Returns whether `entity` is an agent this tick and the force was kept.
+    pub fn replace_force(&mut self, entity: Entity, force: Vec3) -> bool {
+        match self.index_of(entity) {
+            Some(i) => self.crowd.replace_force(i, force),
+            None => false,
+        }
+    }
+
     /// Adds `force` (an acceleration) to `entity`'s steering for this tick; the sum is still
     /// limited to the agent's max force. Non-finite forces are ignored. Returns whether
     /// `entity` is an agent this tick.
@@ -204,7 +227,7 @@ type FlockData = (
 struct FlockEntry<'a> {
     number: u32,
     params: ParamsId,
-    parts: TuningParts<'a>,
+    tuning: TuningParts<'a>,
     flow: Option<&'a FlowField>,
 }
 
@@ -228,26 +251,24 @@ pub(crate) fn extract_agents(
     sim.crowd.clear();
     sim.crowd.set_space(config.space);
     sim.crowd.set_seed(config.seed);
-    let detail = config.level_of_detail.zip(focus.iter().next());
-    sim.crowd
-        .set_level_of_detail(detail.map(|(lod, focus)| flock_core::LevelOfDetail {
-            focus: focus.translation(),
-            near_radius: lod.near_radius,
-            interval: lod.interval,
-        }));
+    let focus = focus.iter().next().map(GlobalTransform::translation);
+    sim.crowd.set_level_of_detail(
+        config.level_of_detail.filter(|_| focus.is_some()),
+        focus.unwrap_or_default(),
+    );
     sim.entities.clear();
     sim.flock_entities.clear();
 
     let mut flock_entries = EntityHashMap::default();
     for (number, (entity, weights, limits, perception, boundary, flow)) in flocks.iter().enumerate()
     {
-        let parts = TuningParts {
+        let tuning = TuningParts {
             weights,
             limits,
             perception,
             boundary,
         };
-        let (params, corrections) = parts.params().sanitized();
+        let (params, corrections) = tuning.merged().sanitized();
         reporter.report(entity, &corrections);
         let params = sim.crowd.add_params(params);
         sim.flock_entities.push(entity);
@@ -267,7 +288,7 @@ pub(crate) fn extract_agents(
             FlockEntry {
                 number,
                 params,
-                parts,
+                tuning,
                 flow,
             },
         );
@@ -298,20 +319,20 @@ pub(crate) fn extract_agents(
         }
         let (flock, params) = match entry {
             Some(entry) if has_override(&agent) => {
-                let parts = TuningParts {
-                    weights: agent.weights.unwrap_or(entry.parts.weights),
-                    limits: agent.limits.unwrap_or(entry.parts.limits),
-                    perception: agent.perception.unwrap_or(entry.parts.perception),
-                    boundary: agent.boundary.unwrap_or(entry.parts.boundary),
+                let tuning = TuningParts {
+                    weights: agent.weights.unwrap_or(entry.tuning.weights),
+                    limits: agent.limits.unwrap_or(entry.tuning.limits),
+                    perception: agent.perception.unwrap_or(entry.tuning.perception),
+                    boundary: agent.boundary.unwrap_or(entry.tuning.boundary),
                 };
-                let (params, corrections) = parts.params().sanitized();
+                let (params, corrections) = tuning.merged().sanitized();
                 reporter.report(agent.entity, &corrections);
                 (entry.number, sim.crowd.add_params(params))
             }
             Some(entry) => (entry.number, entry.params),
             None => {
                 let id =
-                    *fallback.get_or_insert_with(|| sim.crowd.add_params(AgentParams::default()));
+                    *fallback.get_or_insert_with(|| sim.crowd.add_params(FlockTuning::default()));
                 (u32::MAX, id)
             }
         };
@@ -330,7 +351,7 @@ pub(crate) fn extract_agents(
                         (Target::Pursue(_), Some(velocity)) => {
                             let max_speed = agent
                                 .limits
-                                .or(entry.map(|e| e.parts.limits))
+                                .or(entry.map(|e| e.tuning.limits))
                                 .map_or(SteeringLimits::default().max_speed, |l| l.max_speed);
                             let distance = at.distance(agent.transform.translation);
                             Some(at + velocity.0 * flock_core::lead_time(distance, max_speed))
@@ -454,7 +475,7 @@ pub(crate) fn extract_obstacles(
     mut terrain_boxes: Local<Vec<Shape>>,
 ) {
     let started = Instant::now();
-    let (avoidance, corrections) = AvoidanceParams::from(config.avoidance).sanitized();
+    let (avoidance, corrections) = config.avoidance.sanitized();
     for correction in corrections {
         if reported_fields.insert(correction.field) {
             warn!("bevy_flock: FlockingConfig::{correction}");
@@ -511,7 +532,7 @@ pub(crate) fn extract_predators(
     let started = Instant::now();
     let mut found = Vec::with_capacity(predators.iter().len());
     for (entity, predator, transform, velocity) in &predators {
-        let kernel = flock_core::Predator {
+        let kernel = Threat {
             position: transform.translation(),
             velocity: velocity.map_or(Vec3::ZERO, |v| v.0),
             radius: predator.radius,
@@ -536,7 +557,7 @@ pub(crate) fn extract_predators(
             );
         }
     }
-    sim.crowd.set_predators(found);
+    sim.crowd.set_threats(found);
     sim.step_time += started.elapsed();
 }
 
@@ -728,4 +749,25 @@ pub(crate) fn integrate<B: ObstacleBackend>(
         commands.trigger(arrival);
     }
     sim.step_time += started.elapsed();
+}
+
+/// The four tuning parts of one agent, each possibly overriding its flock's.
+#[derive(Clone, Copy)]
+struct TuningParts<'a> {
+    weights: &'a FlockWeights,
+    limits: &'a SteeringLimits,
+    perception: &'a Perception,
+    boundary: &'a Boundary,
+}
+
+impl TuningParts<'_> {
+    /// The parts as one tuning.
+    fn merged(&self) -> FlockTuning {
+        FlockTuning {
+            weights: *self.weights,
+            limits: *self.limits,
+            perception: *self.perception,
+            boundary: *self.boundary,
+        }
+    }
 }

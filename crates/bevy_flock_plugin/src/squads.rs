@@ -3,10 +3,7 @@
 use bevy::prelude::*;
 
 use crate::diagnostics::Reporter;
-use crate::{
-    DefaultFlock, Destination, Flock, FlockMembers, FlockSimulation, FlockWeights, InFlock,
-    Perception, Terrain,
-};
+use crate::{Destination, Flock, FlockMembers, FlockSimulation, InFlock, Perception, Terrain};
 
 /// How far apart formation places are, as a multiple of the separation radius: just outside
 /// it, so that members in place do not push each other.
@@ -156,7 +153,7 @@ pub(crate) fn assign_formation_places(
 }
 
 /// A unit of a side in a fight (seed 003): units of other teams are its enemies, and it keeps
-/// a standoff distance from each (weighted by [`FlockWeights::standoff`]):
+/// a standoff distance from each (weighted by [`FlockWeights::standoff`](crate::FlockWeights::standoff)):
 ///
 /// - a unit that can attack keeps at its weapon's range;
 /// - one that cannot (support) keeps outside the enemy's weapon range plus 5;
@@ -208,23 +205,13 @@ impl Combatant {
 /// edge, at a speed in proportion (so it holds the distance without overshooting).
 const STANDOFF_BAND: f32 = 0.03;
 
-/// A combatant, where it is, and the weights it may carry and flock it may be in.
-type Fighter = (
-    Entity,
-    &'static Combatant,
-    &'static GlobalTransform,
-    Option<&'static FlockWeights>,
-    Option<&'static InFlock>,
-);
-
-/// Adds each combatant agent's push away from the enemies nearer than its standoff distance:
-/// toward a velocity away from them, at max speed when [`STANDOFF_BAND`] of the distance or
-/// more inside it, weighted by its [`FlockWeights::standoff`].
+/// Tells the kernel which way each combatant agent backs off from the enemies nearer than its
+/// standoff distance, and how urgently: at max speed when [`STANDOFF_BAND`] of the distance
+/// or more inside it (the kernel weights it by
+/// [`FlockWeights::standoff`](crate::FlockWeights::standoff)).
 pub(crate) fn keep_standoff(
     mut sim: ResMut<FlockSimulation>,
-    units: Query<Fighter>,
-    flocks: Query<&FlockWeights, With<Flock>>,
-    default_flock: Res<DefaultFlock>,
+    units: Query<(Entity, &Combatant, &GlobalTransform)>,
     mut reporter: Reporter,
 ) {
     let enemies: Vec<(Entity, Combatant, Vec3)> = units
@@ -241,14 +228,11 @@ pub(crate) fn keep_standoff(
         })
         .map(|(entity, combatant, transform, ..)| (entity, *combatant, transform.translation()))
         .collect();
-    for (entity, unit, transform, weights, flock) in &units {
+    for (entity, unit, transform) in &units {
         let Some(i) = sim.index_of(entity) else {
             continue;
         };
-        let weight = weights
-            .or_else(|| flocks.get(flock.map_or(default_flock.0, |f| f.0)).ok())
-            .map_or(0.0, |w| w.standoff);
-        if weight == 0.0 || !unit.is_valid() {
+        if sim.crowd().params_of(i).weights.standoff == 0.0 || !unit.is_valid() {
             continue;
         }
         let position = transform.translation();
@@ -273,12 +257,9 @@ pub(crate) fn keep_standoff(
                     depth.max((standoff - distance) / (standoff * STANDOFF_BAND).max(f32::EPSILON));
             }
         }
-        let Some(away) = away.try_normalize() else {
-            continue;
-        };
-        let desired = away * limits.max_speed * depth.min(1.0);
-        let push = (desired - velocity).clamp_length_max(limits.max_force) * weight;
-        sim.add_force(entity, push);
+        if away != Vec3::ZERO {
+            sim.set_standoff(entity, away, depth);
+        }
     }
 }
 
@@ -327,7 +308,7 @@ type FieldUnit = (
     &'static InFlock,
 );
 
-/// Steers every member of a flock with a [`PotentialField`] down its summed field, replacing
+/// Steers every member of a flock with a [`PotentialField`] down its summed field, in place of
 /// the force the flocking rules (and standoffs) gave it this tick.
 pub(crate) fn steer_by_potential_field(
     mut sim: ResMut<FlockSimulation>,
@@ -406,8 +387,7 @@ pub(crate) fn steer_by_potential_field(
         let desired = sum.with_z(0.0).clamp_length_max(1.0) * limits.max_speed;
         let velocity = sim.crowd().velocity(i);
         let steering = (desired - velocity).clamp_length_max(limits.max_force);
-        let flocking = sim.crowd().force(i);
-        sim.add_force(entity, steering - flocking);
+        sim.replace_force(entity, steering);
     }
     sim.step_time += started.elapsed();
 }

@@ -49,13 +49,7 @@ fn detail(workload: &Workload, interval: u32) -> Option<LevelOfDetail> {
 /// A kernel crowd of the workload with level of detail as [`detail`] gives it, warmed up.
 fn detail_crowd(workload: &Workload, interval: u32) -> Crowd {
     let mut crowd = workload.crowd();
-    crowd.set_level_of_detail(
-        detail(workload, interval).map(|d| flock_core::LevelOfDetail {
-            focus: Vec3::ZERO,
-            near_radius: d.near_radius,
-            interval: d.interval,
-        }),
-    );
+    crowd.set_level_of_detail(detail(workload, interval), Vec3::ZERO);
     crowd.set_executor(PoolParts(2));
     for _ in 0..WARM_UP_TICKS {
         crowd.step(DT);

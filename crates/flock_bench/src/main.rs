@@ -44,7 +44,7 @@ use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy::time::TimeUpdateStrategy;
 use bevy_flock_plugin::prelude::*;
-use flock_core::{AgentInput, AgentParams, ChunkExecutor, Crowd, Space};
+use flock_core::{AgentInput, ChunkExecutor, Crowd, FlockTuning, Space};
 
 /// Expected neighbours per agent within the radius, from the density.
 const NEIGHBOURS: f32 = 25.0;
@@ -242,7 +242,7 @@ impl Workload {
     /// The agents in a kernel crowd with the default parameters.
     fn crowd(&self) -> Crowd {
         let mut crowd = Crowd::new(self.space);
-        let params = crowd.add_params(AgentParams::default());
+        let params = crowd.add_params(FlockTuning::default());
         for (&position, &velocity) in self.positions.iter().zip(&self.velocities) {
             crowd.push(AgentInput {
                 position,

@@ -4,7 +4,7 @@ use glam::Vec3;
 
 use crate::maths::unit;
 use crate::obstacles::AvoidanceHold;
-use crate::rules::Leader;
+use crate::rules::{Leader, Standoff};
 use crate::sanitise::{Checker, Correction, Value};
 
 /// Index of a parameter set added with [`Crowd::add_params`](crate::Crowd::add_params).
@@ -86,7 +86,7 @@ impl AgentInput {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct AgentMemory {
     /// The obstacle avoidance direction being held, set by avoidance when
-    /// [`AvoidanceParams::hold_seconds`](crate::AvoidanceParams::hold_seconds) is positive and
+    /// [`ObstacleAvoidance::hold_seconds`](crate::ObstacleAvoidance::hold_seconds) is positive and
     /// counted down by integration.
     pub hold: Option<AvoidanceHold>,
     /// Where the wander point is, as a unit direction (zero until first drawn).
@@ -115,7 +115,7 @@ impl AgentMemory {
     }
 }
 
-/// What an agent has beyond its body: its memory, and this tick's leader and flow. The crowd
+/// What an agent has beyond its body: its memory, and this tick's leader, flow and standoff. The crowd
 /// keeps these in one vector, empty until some agent has any, so that crowds without them pay
 /// nothing.
 #[derive(Clone, Copy, Debug, Default)]
@@ -125,6 +125,9 @@ pub(crate) struct AgentExtras {
     pub(crate) leader: Option<Leader>,
     /// The flow fed to it this tick (see [`Crowd::set_flow`](crate::Crowd::set_flow)).
     pub(crate) flow: Vec3,
+    /// Which way it backs off from enemies this tick (see
+    /// [`Crowd::set_standoff`](crate::Crowd::set_standoff)).
+    pub(crate) standoff: Option<Standoff>,
 }
 
 /// What integration changes of an agent.

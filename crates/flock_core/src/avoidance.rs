@@ -8,14 +8,14 @@ use crate::executor::for_each_chunk_mut2;
 use crate::forces::{SlotAgent, SlotResult};
 use crate::maths::{length, limit_length, unit};
 use crate::obstacles::{
-    Avoidance, AvoidanceHold, AvoidanceParams, Layered, ObstacleQuery, ObstacleSet, Shape,
+    Avoidance, AvoidanceHold, Layered, ObstacleAvoidance, ObstacleQuery, ObstacleSet, Shape,
     avoidance_direction,
 };
 
 /// The crowd's own obstacles, how agents look ahead for them, and the last avoidance pass.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct AvoidancePass {
-    pub(crate) params: AvoidanceParams,
+    pub(crate) params: ObstacleAvoidance,
     pub(crate) obstacles: ObstacleSet,
     /// By grid slot: the last pass's outcome, valid while `avoided`.
     pub(crate) out: Vec<SlotAvoidance>,
@@ -49,9 +49,9 @@ impl Crowd {
     }
 
     /// Sets how agents look ahead for obstacles, sanitised with
-    /// [`AvoidanceParams::sanitized`] (call that yourself to learn what was corrected). Takes
+    /// [`ObstacleAvoidance::sanitized`] (call that yourself to learn what was corrected). Takes
     /// effect from the next [`set_obstacles`](Self::set_obstacles).
-    pub fn set_avoidance(&mut self, params: AvoidanceParams) {
+    pub fn set_avoidance(&mut self, params: ObstacleAvoidance) {
         self.avoidance.params = params.sanitized().0;
     }
 

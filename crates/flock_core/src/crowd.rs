@@ -4,15 +4,16 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
+use crate::Space;
 use crate::agents::{AgentExtras, AgentInput, AgentMemory, Body, ParamsId};
 use crate::avoidance::AvoidancePass;
+use crate::detail::Detail;
 use crate::executor::{ChunkExecutor, Serial};
 use crate::forces::ForcePass;
 use crate::maths::{length, limit_length, unit};
 use crate::neighbours::NeighbourIndex;
-use crate::params::{AgentParams, Prepared};
-use crate::rules::{Leader, Predator};
-use crate::{LevelOfDetail, Space};
+use crate::rules::{Leader, Standoff, Threat};
+use crate::tuning::{FlockTuning, Prepared};
 
 /// A crowd of agents in contiguous buffers, stepped one tick at a time.
 ///
@@ -38,13 +39,14 @@ pub struct Crowd {
     pub(crate) forces: ForcePass,
     /// The obstacles, how agents look ahead for them, and the avoidance pass's results.
     pub(crate) avoidance: AvoidancePass,
-    pub(crate) predators: Vec<Predator>,
+    /// What agents flee this tick (see [`set_threats`](Self::set_threats)).
+    pub(crate) threats: Vec<Threat>,
     /// Seed of the noise and wander draws (see [`set_seed`](Self::set_seed)).
     pub(crate) seed: u64,
     /// Integrations so far; with the seed and the agent's index it picks the draws.
     pub(crate) tick: u64,
     /// Level of detail, if on (see [`set_level_of_detail`](Self::set_level_of_detail)).
-    pub(crate) detail: Option<LevelOfDetail>,
+    pub(crate) detail: Option<Detail>,
     pub(crate) executor: Executor,
 }
 
@@ -131,7 +133,7 @@ impl Crowd {
     }
 
     /// Sets the seed of the noise and wander draws (see
-    /// [`Weights::noise`](crate::Weights::noise)): the same seed, agents and ticks give the
+    /// [`FlockWeights::noise`](crate::FlockWeights::noise)): the same seed, agents and ticks give the
     /// same draws. 0 until set.
     pub fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
@@ -152,14 +154,14 @@ impl Crowd {
     }
 
     /// Adds a parameter set for agents to use. Values are sanitised first (see
-    /// [`AgentParams::sanitized`]); call that yourself to learn what was corrected.
-    pub fn add_params(&mut self, params: AgentParams) -> ParamsId {
+    /// [`FlockTuning::sanitized`]); call that yourself to learn what was corrected.
+    pub fn add_params(&mut self, params: FlockTuning) -> ParamsId {
         self.params.push(Prepared::new(params));
         ParamsId(self.params.len() as u32 - 1)
     }
 
     /// The sanitised parameter set `id`.
-    pub fn params(&self, id: ParamsId) -> Option<&AgentParams> {
+    pub fn params(&self, id: ParamsId) -> Option<&FlockTuning> {
         self.params.get(id.0 as usize).map(|p| &p.params)
     }
 
@@ -169,7 +171,7 @@ impl Crowd {
     pub fn push(&mut self, agent: AgentInput) -> usize {
         let (mut agent, _) = agent.sanitized(Vec3::ZERO);
         if agent.params.0 as usize >= self.params.len() {
-            agent.params = self.add_params(AgentParams::default());
+            agent.params = self.add_params(FlockTuning::default());
         }
         let flat = |v: Vec3| self.space.flat(v);
         let velocity = flat(agent.velocity);
@@ -200,7 +202,7 @@ impl Crowd {
     }
 
     /// The sanitised parameters agent `i` uses.
-    pub fn params_of(&self, i: usize) -> &AgentParams {
+    pub fn params_of(&self, i: usize) -> &FlockTuning {
         &self.prepared_of(i).params
     }
 
@@ -234,7 +236,7 @@ impl Crowd {
         self.agents.targets[i]
     }
 
-    /// Whether agent `i` has a target within its [`Limits::reach_radius`](crate::Limits).
+    /// Whether agent `i` has a target within its [`SteeringLimits::reach_radius`](crate::SteeringLimits).
     pub fn has_reached_target(&self, i: usize) -> bool {
         let reach = self.params_of(i).limits.reach_radius;
         self.agents.targets[i].is_some_and(|t| length(self.agents.bodies[i].position - t) <= reach)
@@ -259,7 +261,7 @@ impl Crowd {
     }
 
     /// Sets the leader agent `i` follows this tick (see
-    /// [`Weights::leader`](crate::Weights::leader)), or none. An invalid one (see
+    /// [`FlockWeights::leader`](crate::FlockWeights::leader)), or none. An invalid one (see
     /// [`Leader::is_valid`]) is dropped; returns whether the leader was kept.
     pub fn set_leader(&mut self, i: usize, leader: Option<Leader>) -> bool {
         let leader = leader.filter(Leader::is_valid).map(|l| Leader {
@@ -274,7 +276,7 @@ impl Crowd {
     }
 
     /// Feeds agent `i` the flow at its position this tick (see
-    /// [`Weights::flow`](crate::Weights::flow)): the way to go, as a vector whose length
+    /// [`FlockWeights::flow`](crate::FlockWeights::flow)): the way to go, as a vector whose length
     /// (cut to 1) is the fraction of max speed asked for. A game samples its flow field or
     /// path there. A non-finite vector is ignored; returns whether it was kept.
     pub fn set_flow(&mut self, i: usize, flow: Vec3) -> bool {
@@ -283,6 +285,22 @@ impl Crowd {
         }
         let flow = limit_length(self.space.flat(flow), 1.0);
         self.agents.extras_mut(i).flow = flow;
+        true
+    }
+
+    /// Makes agent `i` back off from enemies this tick (see
+    /// [`FlockWeights::standoff`](crate::FlockWeights::standoff)): toward a velocity along
+    /// `away` (made unit length) at `urgency` (cut to 0..1) of its max speed. Nothing happens
+    /// for a zero or non-finite direction or a non-finite urgency; returns whether it was kept.
+    pub fn set_standoff(&mut self, i: usize, away: Vec3, urgency: f32) -> bool {
+        let Some(away) = unit(self.space.flat(away)).filter(|_| urgency.is_finite()) else {
+            return false;
+        };
+        if i >= self.len() {
+            return false;
+        }
+        let urgency = urgency.clamp(0.0, 1.0);
+        self.agents.extras_mut(i).standoff = Some(Standoff { away, urgency });
         true
     }
 
@@ -322,6 +340,22 @@ impl Crowd {
             }
             None => false,
         }
+    }
+
+    /// Replaces agent `i`'s steering force for this tick with `force`: what the force pass
+    /// gave it and what [`add_force`](Self::add_force) added are dropped, and `force` counts
+    /// as added (after obstacle avoidance, like an added force). For an agent steered some
+    /// other way this tick. Call after [`accumulate_forces`](Self::accumulate_forces). A
+    /// non-finite force is ignored. Returns whether it was replaced: the agent exists, the force
+    /// pass has run and the force is finite.
+    pub fn replace_force(&mut self, i: usize, force: Vec3) -> bool {
+        if i >= self.len() || !self.forces.pending || !force.is_finite() {
+            return false;
+        }
+        let slot = self.index.grid.slots()[i] as usize;
+        self.forces.results[slot].force = Vec3::ZERO;
+        self.agents.added[i] = force;
+        true
     }
 
     /// One whole tick, the stages in order: neighbour lookup, the steering forces, obstacle

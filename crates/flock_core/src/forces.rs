@@ -7,8 +7,8 @@ use crate::Crowd;
 use crate::agents::AgentExtras;
 use crate::executor::for_each_chunk_mut;
 use crate::neighbours::{Neighbourhood, ScanBuffers};
-use crate::params::Prepared;
 use crate::rules::Prediction;
+use crate::tuning::Prepared;
 
 /// The results of the last force pass, by grid slot.
 #[derive(Clone, Debug, Default)]
@@ -55,7 +55,7 @@ impl Crowd {
     /// Force accumulation, the second stage of a tick: every agent's steering force from its
     /// neighbours (separation, alignment, cohesion) and its other behaviours (target, walls,
     /// predators, leader, flow, wander), each limited to the agent's max force, weighted and
-    /// blended (see [`Blending`](crate::Blending)). Builds the index first if it is not built.
+    /// blended (see [`BlendMode`](crate::BlendMode)). Builds the index first if it is not built.
     pub fn accumulate_forces(&mut self) {
         let n = self.len();
         if !self.index.covers(n) {

@@ -9,8 +9,8 @@ use crate::agents::Body;
 use crate::executor::for_each_chunk_mut;
 use crate::maths::{length, limit_length, rotation, unit};
 use crate::obstacles::{AvoidanceHold, Layered, ObstacleQuery};
-use crate::params::{Blending, Limits};
 use crate::rules::boundary::keep_within;
+use crate::tuning::{BlendMode, SteeringLimits};
 
 impl Crowd {
     /// Integration, the last stage of a tick: advances every agent by `dt` seconds. The force
@@ -44,8 +44,8 @@ impl Crowd {
         let params = &self.prepared_of(i).params;
         let limits = params.limits;
         let force = match params.weights.blending {
-            Blending::RuleLimitsOnly => self.total_force(i, limits.max_force),
-            Blending::WeightedSum | Blending::Prioritised => {
+            BlendMode::RuleLimitsOnly => self.total_force(i, limits.max_force),
+            BlendMode::WeightedSum | BlendMode::Prioritised => {
                 limit_length(self.total_force(i, limits.max_force), limits.max_force)
             }
         };
@@ -152,7 +152,7 @@ impl Crowd {
 
 /// `v` with its speed kept within the limits: cut to the max speed, or raised to the min speed
 /// along itself (or along `heading` when it is zero).
-fn within_speed_limits(v: Vec3, heading: Vec3, limits: &Limits) -> Vec3 {
+fn within_speed_limits(v: Vec3, heading: Vec3, limits: &SteeringLimits) -> Vec3 {
     let speed = length(v);
     if speed > limits.max_speed {
         let ratio = limits.max_speed / speed;

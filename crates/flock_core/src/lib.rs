@@ -7,11 +7,11 @@
 //! `libm`.
 //!
 //! ```
-//! use flock_core::{AgentInput, AgentParams, Crowd, Space};
+//! use flock_core::{AgentInput, FlockTuning, Crowd, Space};
 //! use glam::Vec3;
 //!
 //! let mut crowd = Crowd::new(Space::Volume);
-//! let params = crowd.add_params(AgentParams::default());
+//! let params = crowd.add_params(FlockTuning::default());
 //! for i in 0..10 {
 //!     crowd.push(AgentInput {
 //!         position: Vec3::new(i as f32, 0.0, 0.0),
@@ -37,10 +37,10 @@ mod maths;
 mod metrics;
 mod neighbours;
 mod obstacles;
-mod params;
 mod queries;
 mod rules;
 mod sanitise;
+mod tuning;
 
 pub use agents::{AgentInput, AgentMemory, ParamsId};
 pub use crowd::Crowd;
@@ -50,15 +50,15 @@ pub use glam;
 pub use metrics::Metrics;
 pub use neighbours::grid::UniformGrid;
 pub use obstacles::{
-    Avoidance, AvoidanceHold, AvoidanceParams, CastHit, LEAVING_CONTACT, ObstacleQuery,
+    Avoidance, AvoidanceHold, CastHit, LEAVING_CONTACT, ObstacleAvoidance, ObstacleQuery,
     ObstacleSet, Shape, avoidance_direction,
 };
-pub use params::{
-    AgentParams, Blending, Boundary, LARGEST_PARAMETER, Limits, Perception, SHORTEST_RESPONSE_TIME,
-    SteeringStyle, Weights,
-};
-pub use rules::{LONGEST_LEAD, Leader, Predator, lead_time};
+pub use rules::{LONGEST_LEAD, Leader, Threat, lead_time};
 pub use sanitise::{Correction, Value};
+pub use tuning::{
+    BlendMode, Boundary, FlockTuning, FlockWeights, LARGEST_PARAMETER, Perception, RuleStyle,
+    SHORTEST_RESPONSE_TIME, SteeringLimits,
+};
 
 /// The space agents move in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

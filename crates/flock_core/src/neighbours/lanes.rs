@@ -288,12 +288,12 @@ pub(crate) struct LaneScan<T> {
     mates: Vec4,
     velocity_sum: Lanes3,
     offset_sum: Lanes3,
-    threats: T,
+    collisions: T,
 }
 
 /// What a lane scan predicts of collisions, per group of candidates: nothing (`()`, which
-/// compiles to nothing), or [`ThreatLanes`].
-pub(crate) trait Threats {
+/// compiles to nothing), or [`CollisionLanes`].
+pub(crate) trait Collisions {
     /// Takes in the candidates `keep` selects: their offsets, squared distances, velocities.
     fn observe(&mut self, keep: BVec4A, offset: [Vec4; 3], dist_sq: Vec4, velocity: [Vec4; 3]);
 
@@ -301,7 +301,7 @@ pub(crate) trait Threats {
     fn soonest(&self) -> Option<Collision>;
 }
 
-impl Threats for () {
+impl Collisions for () {
     #[inline(always)]
     fn observe(&mut self, _: BVec4A, _: [Vec4; 3], _: Vec4, _: [Vec4; 3]) {}
 
@@ -312,14 +312,14 @@ impl Threats for () {
 
 /// [`Prediction::collision`] on four lanes, keeping each lane's soonest.
 #[derive(Clone, Copy)]
-pub(crate) struct ThreatLanes {
+pub(crate) struct CollisionLanes {
     prediction: Prediction,
     time: Vec4,
     /// The other agent's offset at `time`.
     offset: Lanes3,
 }
 
-impl ThreatLanes {
+impl CollisionLanes {
     /// None seen yet.
     pub(crate) fn new(prediction: Prediction) -> Self {
         Self {
@@ -330,7 +330,7 @@ impl ThreatLanes {
     }
 }
 
-impl Threats for ThreatLanes {
+impl Collisions for CollisionLanes {
     /// The arithmetic of [`Prediction::collision`], lane by lane.
     #[inline(always)]
     fn observe(
@@ -379,16 +379,16 @@ impl Threats for ThreatLanes {
     }
 }
 
-impl<T: Threats> LaneScan<T> {
+impl<T: Collisions> LaneScan<T> {
     /// An empty scan for an agent of flock `flock_key` taking in what `probe` does, separating
     /// within `separation_sq` (by the inverse square when `unit_separation`), predicting
-    /// collisions with `threats`.
+    /// collisions with `collisions`.
     pub(crate) fn new(
         probe: Probe,
         separation_sq: f32,
         unit_separation: bool,
         flock_key: f32,
-        threats: T,
+        collisions: T,
     ) -> Self {
         Self {
             probe,
@@ -401,7 +401,7 @@ impl<T: Threats> LaneScan<T> {
             mates: Vec4::ZERO,
             velocity_sum: Lanes3::ZERO,
             offset_sum: Lanes3::ZERO,
-            threats,
+            collisions,
         }
     }
 
@@ -438,7 +438,8 @@ impl<T: Threats> LaneScan<T> {
                 SlotLanes::load(&lanes.vy, s),
                 SlotLanes::load(&lanes.vz, s),
             );
-            self.threats.observe(keep, [x, y, z], dist_sq, [vx, vy, vz]);
+            self.collisions
+                .observe(keep, [x, y, z], dist_sq, [vx, vy, vz]);
             let mate = keep & SlotLanes::load(&lanes.flock_key, s).cmpeq(self.flock_key);
             self.mates += Vec4::select(mate, Vec4::ONE, Vec4::ZERO);
             self.velocity_sum.add_where(mate, vx, vy, vz);
@@ -471,7 +472,7 @@ impl<T: Threats> LaneScan<T> {
             mates: lane_sum(self.mates) as u32,
             velocity_sum: self.velocity_sum.sum(),
             offset_sum: self.offset_sum.sum(),
-            collision: self.threats.soonest(),
+            collision: self.collisions.soonest(),
         })
     }
 }

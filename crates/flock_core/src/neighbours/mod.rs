@@ -15,13 +15,13 @@ use glam::Vec3;
 use crate::agents::Gathered;
 use crate::executor::for_each_chunk_mut;
 use crate::forces::SlotAgent;
-use crate::params::{Boundary, Prepared};
 use crate::rules::{
     COINCIDENT_SQ, Collision, Prediction, coincident_direction, separation_divisor,
 };
+use crate::tuning::{Boundary, Prepared};
 use crate::{Crowd, Space};
 use grid::UniformGrid;
-use lanes::{LaneScan, Probe, SlotLanes, ThreatLanes, Threats};
+use lanes::{CollisionLanes, Collisions, LaneScan, Probe, SlotLanes};
 
 /// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
 /// range, then keeps the nearest `k`: the work per agent stays bounded even if every agent
@@ -281,13 +281,13 @@ impl<'a> Neighbourhood<'a> {
         }
         // Agents that predict no collisions run a scan without that work compiled in.
         match self.agent.prediction() {
-            Some(prediction) => self.scan_lanes_with(ThreatLanes::new(prediction)),
+            Some(prediction) => self.scan_lanes_with(CollisionLanes::new(prediction)),
             None => self.scan_lanes_with(()),
         }
     }
 
-    /// [`scan_lanes`](Self::scan_lanes), observing collisions with `threats`.
-    fn scan_lanes_with<T: Threats + Copy>(&mut self, threats: T) -> Option<Scan> {
+    /// [`scan_lanes`](Self::scan_lanes), observing collisions with `collisions`.
+    fn scan_lanes_with<T: Collisions + Copy>(&mut self, collisions: T) -> Option<Scan> {
         let prepared = self.agent.params;
         let probe = Probe::new(
             prepared.neighbour_radius_sq,
@@ -295,7 +295,7 @@ impl<'a> Neighbourhood<'a> {
             prepared.view,
         );
         let Some(cap) = prepared.params.perception.max_neighbours else {
-            return self.lane_sums(probe, f32::INFINITY, threats)?.finish();
+            return self.lane_sums(probe, f32::INFINITY, collisions)?.finish();
         };
         let cap = cap as f32;
         let mut candidates = 0;
@@ -305,7 +305,7 @@ impl<'a> Neighbourhood<'a> {
         }
         // Few candidates: most likely under the cap, so try the whole radius first.
         if candidates as f32 <= cap * CANDIDATES_TO_TRY_PER_NEIGHBOUR
-            && let Some(scan) = self.lane_sums(probe, cap, threats)
+            && let Some(scan) = self.lane_sums(probe, cap, collisions)
         {
             return scan.finish();
         }
@@ -330,13 +330,18 @@ impl<'a> Neighbourhood<'a> {
             .into_iter()
             .zip(counts)
             .find(|&(_, count)| count <= cap)?;
-        self.lane_sums(probe.with_radius_sq(radius_sq), cap, threats)?
+        self.lane_sums(probe.with_radius_sq(radius_sq), cap, collisions)?
             .finish()
     }
 
     /// The lane sums of what `probe` takes in, or `None` as soon as they hold more than `cap`
     /// neighbours.
-    fn lane_sums<T: Threats>(&mut self, probe: Probe, cap: f32, threats: T) -> Option<LaneScan<T>> {
+    fn lane_sums<T: Collisions>(
+        &mut self,
+        probe: Probe,
+        cap: f32,
+        collisions: T,
+    ) -> Option<LaneScan<T>> {
         let (index, agent) = (self.index, self.agent);
         let lanes = &index.lanes;
         let mut scan = LaneScan::new(
@@ -344,7 +349,7 @@ impl<'a> Neighbourhood<'a> {
             agent.params.separation_radius_sq,
             agent.params.unit_separation,
             lanes.flock_key(agent.slot),
-            threats,
+            collisions,
         );
         for k in 0..self.images.len {
             let shift = self.images.shifts[k];

@@ -12,6 +12,9 @@ mod shape;
 
 use glam::Vec3;
 
+#[cfg(feature = "bevy")]
+use bevy_reflect::std_traits::ReflectDefault;
+
 pub use set::ObstacleSet;
 pub use shape::Shape;
 
@@ -22,16 +25,27 @@ use crate::sanitise::{Checker, Correction};
 /// Directions tried on each side of the heading in the fan search.
 const FAN_STEPS: usize = 10;
 
-/// How agents look ahead for obstacles (seed 000's values by default).
+/// How agents look ahead for obstacles, by a sphere cast: a ball of `cast_radius` cast along
+/// the heading as far as a look-ahead that grows with speed, from `min_look_ahead` at rest to
+/// `max_look_ahead` at max speed; when it hits, the agent turns to the nearest clear direction
+/// within `fan_degrees` either side of its heading, and keeps it for `hold_seconds` while it
+/// stays clear. In the plugin, one for every flock, in its `FlockingConfig`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AvoidanceParams {
-    /// Radius of the ball cast ahead of each agent.
+#[cfg_attr(feature = "bevy", derive(bevy_reflect::Reflect))]
+#[cfg_attr(feature = "bevy", reflect(Default, Debug, Clone, PartialEq))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
+pub struct ObstacleAvoidance {
+    /// Radius of the ball cast ahead of each agent: how much room it keeps.
     pub cast_radius: f32,
     /// Look-ahead at rest; it grows linearly with speed...
     pub min_look_ahead: f32,
     /// ...to this at max speed.
     pub max_look_ahead: f32,
-    /// Half the angle of the fan searched for a clear direction, in degrees.
+    /// Half the angle of the fan searched for a clear direction, in degrees (at most 180).
     pub fan_degrees: f32,
     /// Seconds an agent keeps a chosen avoidance direction while it stays clear, even once
     /// straight ahead is clear again, so that it commits to a detour instead of wavering
@@ -40,7 +54,7 @@ pub struct AvoidanceParams {
     pub hold_seconds: f32,
 }
 
-/// An avoidance direction an agent keeps for a while (see [`AvoidanceParams::hold_seconds`]).
+/// An avoidance direction an agent keeps for a while (see [`ObstacleAvoidance::hold_seconds`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AvoidanceHold {
     /// The unit direction kept.
@@ -49,7 +63,7 @@ pub struct AvoidanceHold {
     pub seconds_left: f32,
 }
 
-impl Default for AvoidanceParams {
+impl Default for ObstacleAvoidance {
     /// Cast radius 0.35, look-ahead 1.5 to 5, a fan of up to 150 degrees either side, and
     /// seed 004's hold of 0.5 s.
     fn default() -> Self {
@@ -63,9 +77,9 @@ impl Default for AvoidanceParams {
     }
 }
 
-impl AvoidanceParams {
+impl ObstacleAvoidance {
     /// Returns these parameters made safe, with one [`Correction`] per value that had to
-    /// change, as [`AgentParams::sanitized`](crate::AgentParams::sanitized) does: non-finite or
+    /// change, as [`FlockTuning::sanitized`](crate::FlockTuning::sanitized) does: non-finite or
     /// negative values become the defaults, magnitudes are capped at
     /// [`LARGEST_PARAMETER`](crate::LARGEST_PARAMETER), the look-ahead at max speed is at least
     /// the one at rest, and the fan is at most 180 degrees wide on each side.
@@ -183,7 +197,7 @@ pub fn avoidance_direction(
     p: Vec3,
     heading: Vec3,
     look_ahead: f32,
-    params: &AvoidanceParams,
+    params: &ObstacleAvoidance,
     space: Space,
 ) -> Option<Avoidance> {
     let r = params.cast_radius;

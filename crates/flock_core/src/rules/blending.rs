@@ -5,13 +5,14 @@ use glam::Vec3;
 
 use crate::maths::{length, limit_length};
 
-/// The steering behaviours, in the order [`Blending::Prioritised`](crate::Blending) serves
+/// The steering behaviours, in the order [`BlendMode::Prioritised`](crate::BlendMode) serves
 /// them.
 #[derive(Clone, Copy)]
 pub(crate) enum Behaviour {
     Flee,
     Sidestep,
     Separation,
+    Standoff,
     Walls,
     LeaderPath,
     Leader,
@@ -23,11 +24,11 @@ pub(crate) enum Behaviour {
 }
 
 impl Behaviour {
-    pub(crate) const COUNT: usize = 11;
+    pub(crate) const COUNT: usize = 12;
     /// Served first under either blending.
     const URGENT: [Self; 2] = [Self::Flee, Self::Sidestep];
     /// The order the weighted sum adds the rest in.
-    const SUMMED: [Self; 9] = [
+    const SUMMED: [Self; 10] = [
         Self::Separation,
         Self::Alignment,
         Self::Cohesion,
@@ -37,10 +38,11 @@ impl Behaviour {
         Self::Leader,
         Self::Flow,
         Self::Wander,
+        Self::Standoff,
     ];
 }
 
-/// [`Blending::WeightedSum`](crate::Blending) of the weighted `forces`: the urgent ones first,
+/// [`BlendMode::WeightedSum`](crate::BlendMode) of the weighted `forces`: the urgent ones first,
 /// up to `max_force`; the sum of the rest gets what they leave.
 pub(crate) fn weighted_sum(forces: &[Vec3; Behaviour::COUNT], max_force: f32) -> Vec3 {
     let mut total = Vec3::ZERO;
@@ -59,7 +61,7 @@ pub(crate) fn weighted_sum(forces: &[Vec3; Behaviour::COUNT], max_force: f32) ->
     urgent + limit_length(total, remaining)
 }
 
-/// [`Blending::Prioritised`](crate::Blending) allocation of the weighted `forces` (Reynolds'
+/// [`BlendMode::Prioritised`](crate::BlendMode) allocation of the weighted `forces` (Reynolds'
 /// prioritised acceleration allocation): each in priority order takes what it needs of what is
 /// left of `max_force`; the first that does not fit gets the rest.
 pub(crate) fn prioritised(forces: &[Vec3; Behaviour::COUNT], max_force: f32) -> Vec3 {

@@ -4,12 +4,17 @@
 use glam::Vec3;
 
 use crate::Space;
-use crate::params::{Boundary, Limits};
+use crate::tuning::{Boundary, SteeringLimits};
 
 /// The force of [`Boundary::Walls`] on an agent at `p`: within `margin` of a face, inward,
 /// growing linearly with the depth into the band to `weight` times the max force at the face;
 /// `None` for other boundaries or a zero margin.
-pub(crate) fn walls(p: Vec3, boundary: &Boundary, limits: &Limits, space: Space) -> Option<Vec3> {
+pub(crate) fn walls(
+    p: Vec3,
+    boundary: &Boundary,
+    limits: &SteeringLimits,
+    space: Space,
+) -> Option<Vec3> {
     let Boundary::Walls {
         min,
         max,

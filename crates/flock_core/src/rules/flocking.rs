@@ -4,14 +4,14 @@
 //! [`Scan`](crate::neighbours::Scan)): each neighbour's push within the separation radius,
 //! `(p - p_j) / separation_divisor(d_j^2)`, and over its flock-mates their velocities and their
 //! offsets `p_j - p`. [`forces`] turns the sums into the three forces, in the agent's
-//! [`SteeringStyle`]; the style's doc has the table of formulas.
+//! [`RuleStyle`]; the style's doc has the table of formulas.
 
 use glam::{Vec3, Vec4};
 
 use super::respond;
 use crate::Space;
 use crate::maths::{limit_length, unit};
-use crate::params::{AgentParams, SteeringStyle};
+use crate::tuning::{FlockTuning, RuleStyle};
 
 /// Below this squared distance two agents count as coincident and separate along a fixed
 /// pseudo-random direction (see [`coincident_direction`]) instead of their (undefined) offset.
@@ -67,7 +67,7 @@ pub(crate) fn separation_divisor<D: SquaredDistance>(dist_sq: D, unit_over_squar
 }
 
 /// Separation, alignment and cohesion, each limited to the max force and not yet weighted, in
-/// `params`' [`SteeringStyle`] (whose doc has the formulas), from an agent's neighbour sums and
+/// `params`' [`RuleStyle`] (whose doc has the formulas), from an agent's neighbour sums and
 /// its velocity `v`. Zero where a rule has no neighbour to act on.
 ///
 /// - Separation is the sum of pushes itself (vector style), or the direction to flee along.
@@ -77,7 +77,7 @@ pub(crate) fn separation_divisor<D: SquaredDistance>(dist_sq: D, unit_over_squar
 /// With [`Perception::counts_itself`](crate::Perception::counts_itself) the agent is one of
 /// its own flock-mates, as in Vicsek et al. (1995): one more in the count and its own velocity
 /// in the sum (its offset from itself is zero).
-pub(crate) fn forces(scan: &crate::neighbours::Scan, params: &AgentParams, v: Vec3) -> [Vec3; 3] {
+pub(crate) fn forces(scan: &crate::neighbours::Scan, params: &FlockTuning, v: Vec3) -> [Vec3; 3] {
     let limits = &params.limits;
     let (mut mates, mut velocity_sum) = (scan.mates, scan.velocity_sum);
     if params.perception.counts_itself {
@@ -88,16 +88,16 @@ pub(crate) fn forces(scan: &crate::neighbours::Scan, params: &AgentParams, v: Ve
         let inv = 1.0 / mates as f32;
         let mean_velocity = velocity_sum * inv;
         let alignment = match params.weights.style {
-            SteeringStyle::Vector => mean_velocity - v,
-            SteeringStyle::DesiredVelocity => mean_velocity,
+            RuleStyle::Vector => mean_velocity - v,
+            RuleStyle::DesiredVelocity => mean_velocity,
         };
         (alignment, scan.offset_sum * inv)
     } else {
         (Vec3::ZERO, Vec3::ZERO)
     };
     [scan.separation, alignment, cohesion].map(|raw| match params.weights.style {
-        SteeringStyle::Vector => limit_length(raw, limits.max_force),
-        SteeringStyle::DesiredVelocity => match unit(raw) {
+        RuleStyle::Vector => limit_length(raw, limits.max_force),
+        RuleStyle::DesiredVelocity => match unit(raw) {
             Some(dir) => respond(dir * limits.max_speed, v, limits),
             None => Vec3::ZERO,
         },

@@ -12,7 +12,7 @@ use crate::maths::{length, limit_length, unit};
 /// keep out of its path.
 const LEADER_PATH_SECONDS: f32 = 1.0;
 
-/// An agent to follow (see [`Weights::leader`](crate::Weights::leader)), as one follower sees
+/// An agent to follow (see [`FlockWeights::leader`](crate::FlockWeights::leader)), as one follower sees
 /// it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Leader {

@@ -7,6 +7,7 @@
 //! | [`seek`] | seek and arrive, pursuit's lead, flee and evade (Reynolds 1999) |
 //! | [`collisions`] | predicted collisions between agents and the sidestep (Reynolds 1999) |
 //! | [`leader`] | leader following (Reynolds 1999) |
+//! | [`standoff`] | backing off from enemies to a standoff distance (RTS squads) |
 //! | [`wander`] | wander (Reynolds 1999) and angular noise (Vicsek et al. 1995) |
 //! | [`boundary`] | walls and wrap-around |
 //! | [`blending`] | the weighted sum and prioritised allocation (Reynolds 1999) |
@@ -17,6 +18,7 @@ pub(crate) mod collisions;
 pub(crate) mod flocking;
 pub(crate) mod leader;
 pub(crate) mod seek;
+pub(crate) mod standoff;
 pub(crate) mod wander;
 
 use glam::Vec3;
@@ -25,7 +27,7 @@ use crate::Crowd;
 use crate::forces::SlotAgent;
 use crate::maths::limit_length;
 use crate::neighbours::Scan;
-use crate::params::{Blending, Limits};
+use crate::tuning::{BlendMode, SteeringLimits};
 use blending::{Behaviour, prioritised, weighted_sum};
 
 pub(crate) use collisions::{Collision, Prediction};
@@ -33,18 +35,19 @@ pub(crate) use flocking::{
     COINCIDENT_SQ, SEPARATION_FLOOR_SQ, coincident_direction, separation_divisor,
 };
 pub use leader::Leader;
-pub use seek::{LONGEST_LEAD, Predator, lead_time};
+pub use seek::{LONGEST_LEAD, Threat, lead_time};
+pub(crate) use standoff::Standoff;
 
 /// The force that steers velocity `v` toward `desired` (Reynolds 1999: steering = desired
 /// velocity - velocity), as a change of velocity made within the response time, limited to
 /// the max force.
-pub(crate) fn respond(desired: Vec3, v: Vec3, limits: &Limits) -> Vec3 {
+pub(crate) fn respond(desired: Vec3, v: Vec3, limits: &SteeringLimits) -> Vec3 {
     limit_length((desired - v) / limits.response_time, limits.max_force)
 }
 
 impl Crowd {
     /// `agent`'s steering force from what its neighbourhood `scan` saw: each behaviour's
-    /// force, weighted, then blended as its [`Blending`] says.
+    /// force, weighted, then blended as its [`BlendMode`] says.
     pub(crate) fn steering(&self, agent: &SlotAgent, scan: &Scan) -> Vec3 {
         let params = &agent.params.params;
         let (w, limits) = (params.weights, params.limits);
@@ -66,8 +69,8 @@ impl Crowd {
         if let Some(walls) = boundary::walls(p, &params.boundary, &limits, self.space) {
             set(Behaviour::Walls, walls);
         }
-        if w.flee != 0.0 && !self.predators.is_empty() {
-            let flee = seek::flee(agent, &self.predators, self.space);
+        if w.flee != 0.0 && !self.threats.is_empty() {
+            let flee = seek::flee(agent, &self.threats, self.space);
             set(Behaviour::Flee, flee * w.flee);
         }
         if let Some(collision) = scan.collision {
@@ -85,6 +88,14 @@ impl Crowd {
             let flow = respond(extras.flow * limits.max_speed, v, &limits);
             set(Behaviour::Flow, flow * w.flow);
         }
+        if w.standoff != 0.0
+            && let Some(away) = extras.standoff
+        {
+            set(
+                Behaviour::Standoff,
+                standoff::standoff(agent, away) * w.standoff,
+            );
+        }
         if w.wander != 0.0 {
             let point = self.wander_point(agent.index);
             set(
@@ -94,9 +105,9 @@ impl Crowd {
         }
 
         let total = match w.blending {
-            Blending::WeightedSum => weighted_sum(&forces, limits.max_force),
-            Blending::Prioritised => prioritised(&forces, limits.max_force),
-            Blending::RuleLimitsOnly => forces.iter().sum(),
+            BlendMode::WeightedSum => weighted_sum(&forces, limits.max_force),
+            BlendMode::Prioritised => prioritised(&forces, limits.max_force),
+            BlendMode::RuleLimitsOnly => forces.iter().sum(),
         };
         if total.is_finite() { total } else { Vec3::ZERO }
     }

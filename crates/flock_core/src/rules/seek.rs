@@ -7,7 +7,7 @@ use super::respond;
 use crate::Space;
 use crate::forces::SlotAgent;
 use crate::maths::{length, unit};
-use crate::params::Limits;
+use crate::tuning::SteeringLimits;
 
 /// The furthest ahead, in seconds, that agents predict a moving quarry's position.
 pub const LONGEST_LEAD: f32 = 3.0;
@@ -25,7 +25,7 @@ pub fn lead_time(distance: f32, max_speed: f32) -> f32 {
 
 /// Seek with arrival: toward the target at full speed, slowing linearly inside the arrival
 /// radius; the desired velocity is zero on the target itself.
-pub(crate) fn seek(p: Vec3, v: Vec3, target: Vec3, limits: &Limits) -> Vec3 {
+pub(crate) fn seek(p: Vec3, v: Vec3, target: Vec3, limits: &SteeringLimits) -> Vec3 {
     let to_target = target - p;
     let distance = length(to_target);
     if distance <= f32::EPSILON {
@@ -39,10 +39,12 @@ pub(crate) fn seek(p: Vec3, v: Vec3, target: Vec3, limits: &Limits) -> Vec3 {
     respond(to_target / distance * speed, v, limits)
 }
 
-/// A threat agents flee (see [`Weights::flee`](crate::Weights::flee)): every agent within
-/// `radius` of `position` runs from it; from where it will be, if it moves (Reynolds' evade).
+/// Something agents flee, as the crowd sees it this tick (see
+/// [`FlockWeights::flee`](crate::FlockWeights::flee); the plugin makes one of each `Predator`
+/// entity): every agent within `radius` of `position` runs from it; from where it will be, if it
+/// moves (Reynolds' evade).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Predator {
+pub struct Threat {
     /// Where it is.
     pub position: Vec3,
     /// How it moves; agents run from where it will be by the time they could reach it at
@@ -52,7 +54,7 @@ pub struct Predator {
     pub radius: f32,
 }
 
-impl Predator {
+impl Threat {
     /// Whether every value is finite and the radius positive and at most
     /// [`LARGEST_PARAMETER`](crate::LARGEST_PARAMETER).
     pub fn is_valid(&self) -> bool {
@@ -65,20 +67,20 @@ impl Predator {
     }
 }
 
-/// The force that runs `agent` from the `predators` within their radius (flee, or evade for a
+/// The force that runs `agent` from the `threats` within their radius (flee, or evade for a
 /// moving one: away from where it will be when the agent could reach it): toward a velocity
-/// straight away at max speed, the nearer predator counting more (by `1 - distance / radius`),
+/// straight away at max speed, the nearer threat counting more (by `1 - distance / radius`),
 /// up to the max force.
-pub(crate) fn flee(agent: &SlotAgent, predators: &[Predator], space: Space) -> Vec3 {
+pub(crate) fn flee(agent: &SlotAgent, threats: &[Threat], space: Space) -> Vec3 {
     let limits = agent.params.params.limits;
     let mut away = Vec3::ZERO;
-    for predator in predators {
-        let distance = length(space.flat(agent.position - predator.position));
-        if distance >= predator.radius {
+    for threat in threats {
+        let distance = length(space.flat(agent.position - threat.position));
+        if distance >= threat.radius {
             continue;
         }
-        let depth = 1.0 - distance / predator.radius;
-        let ahead = predator.position + predator.velocity * lead_time(distance, limits.max_speed);
+        let depth = 1.0 - distance / threat.radius;
+        let ahead = threat.position + threat.velocity * lead_time(distance, limits.max_speed);
         let offset = space.flat(agent.position - ahead);
         let dir = unit(offset)
             .or_else(|| unit(space.flat(agent.heading)))
@@ -92,18 +94,18 @@ pub(crate) fn flee(agent: &SlotAgent, predators: &[Predator], space: Space) -> V
 }
 
 impl crate::Crowd {
-    /// Replaces the predators agents flee (see [`Weights::flee`](crate::Weights::flee)), from
-    /// the next force pass. Invalid ones (see [`Predator::is_valid`]) are skipped; returns how
+    /// Replaces the threats agents flee (see [`FlockWeights::flee`](crate::FlockWeights::flee)),
+    /// from the next force pass. Invalid ones (see [`Threat::is_valid`]) are skipped; returns how
     /// many were.
-    pub fn set_predators(&mut self, predators: impl IntoIterator<Item = Predator>) -> usize {
-        self.predators.clear();
+    pub fn set_threats(&mut self, threats: impl IntoIterator<Item = Threat>) -> usize {
+        self.threats.clear();
         let mut skipped = 0;
-        for predator in predators {
-            if predator.is_valid() {
-                self.predators.push(Predator {
-                    position: self.space.flat(predator.position),
-                    velocity: self.space.flat(predator.velocity),
-                    ..predator
+        for threat in threats {
+            if threat.is_valid() {
+                self.threats.push(Threat {
+                    position: self.space.flat(threat.position),
+                    velocity: self.space.flat(threat.velocity),
+                    ..threat
                 });
             } else {
                 skipped += 1;

@@ -24,7 +24,7 @@ const GOLDEN_TICKS: usize = 1_000;
 /// lane scan and the exact scan run.
 fn mixed_scene() -> Crowd {
     let mut crowd = Crowd::new(Space::Volume);
-    let walls = crowd.add_params(AgentParams {
+    let walls = crowd.add_params(FlockTuning {
         perception: Perception {
             field_of_view: 270.0,
             ..Default::default()
@@ -37,9 +37,9 @@ fn mixed_scene() -> Crowd {
         },
         ..Default::default()
     });
-    let wrap = crowd.add_params(AgentParams {
-        weights: Weights {
-            style: SteeringStyle::DesiredVelocity,
+    let wrap = crowd.add_params(FlockTuning {
+        weights: FlockWeights {
+            style: RuleStyle::DesiredVelocity,
             noise: 0.2,
             ..Default::default()
         },
@@ -49,8 +49,8 @@ fn mixed_scene() -> Crowd {
         },
         ..Default::default()
     });
-    let seekers = crowd.add_params(AgentParams {
-        weights: Weights {
+    let seekers = crowd.add_params(FlockTuning {
+        weights: FlockWeights {
             collision_avoidance: 1.0,
             ..Default::default()
         },
@@ -138,7 +138,7 @@ fn the_mixed_scene_repeats_bit_for_bit_on_any_thread_count() {
 /// `executor`.
 fn run_dense(executor: impl ChunkExecutor + Send + Sync + 'static, ticks: usize) -> Vec<[u32; 6]> {
     let positions = random_positions(1_500, 8.0, 11);
-    let mut crowd = crowd_with(Space::Volume, AgentParams::default(), &positions, |i| {
+    let mut crowd = crowd_with(Space::Volume, FlockTuning::default(), &positions, |i| {
         Vec3::new(
             (i % 7) as f32 - 3.0,
             (i % 5) as f32 - 2.0,

@@ -38,7 +38,7 @@ fn nasty_vec3() -> impl Strategy<Value = Vec3> {
     (nasty_f32(), nasty_f32(), nasty_f32()).prop_map(|(x, y, z)| Vec3::new(x, y, z))
 }
 
-fn nasty_params() -> impl Strategy<Value = AgentParams> {
+fn nasty_params() -> impl Strategy<Value = FlockTuning> {
     let weights = (
         nasty_f32(),
         nasty_f32(),
@@ -47,7 +47,13 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
         nasty_f32(),
         nasty_f32(),
         (nasty_f32(), any::<bool>(), 0_u8..3),
-        (nasty_f32(), nasty_f32(), nasty_f32(), nasty_f32()),
+        (
+            nasty_f32(),
+            nasty_f32(),
+            nasty_f32(),
+            nasty_f32(),
+            nasty_f32(),
+        ),
     )
         .prop_map(
             |(
@@ -58,9 +64,9 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
                 collision_avoidance,
                 flee,
                 (noise, desired, blending),
-                (leader, flow, wander, wander_rate),
+                (leader, flow, wander, wander_rate, standoff),
             )| {
-                Weights {
+                FlockWeights {
                     separation,
                     alignment,
                     cohesion,
@@ -72,15 +78,16 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
                     flow,
                     wander,
                     wander_rate,
+                    standoff,
                     style: if desired {
-                        SteeringStyle::DesiredVelocity
+                        RuleStyle::DesiredVelocity
                     } else {
-                        SteeringStyle::Vector
+                        RuleStyle::Vector
                     },
                     blending: match blending {
-                        0 => Blending::WeightedSum,
-                        1 => Blending::Prioritised,
-                        _ => Blending::RuleLimitsOnly,
+                        0 => BlendMode::WeightedSum,
+                        1 => BlendMode::Prioritised,
+                        _ => BlendMode::RuleLimitsOnly,
                     },
                 }
             },
@@ -103,7 +110,7 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
                 max_turn_rate,
                 reach_radius,
                 response_time,
-            )| Limits {
+            )| SteeringLimits {
                 max_speed,
                 min_speed,
                 max_force,
@@ -154,7 +161,7 @@ fn nasty_params() -> impl Strategy<Value = AgentParams> {
         ),
     ];
     (weights, limits, perception, boundary).prop_map(|(weights, limits, perception, boundary)| {
-        AgentParams {
+        FlockTuning {
             weights,
             limits,
             perception,
@@ -244,11 +251,11 @@ proptest! {
     ) {
         let mut crowd = Crowd::new(space);
         crowd.set_obstacles(obstacles);
-        crowd.set_level_of_detail(detail.map(|(focus, near_radius, interval)| LevelOfDetail {
+        let focus = detail.map_or(Vec3::ZERO, |(focus, ..)| focus);
+        crowd.set_level_of_detail(
+            detail.map(|(_, near_radius, interval)| LevelOfDetail { near_radius, interval }),
             focus,
-            near_radius,
-            interval,
-        }));
+        );
         let (position, velocity, distance) = leader;
         let leader = Leader { position, velocity, distance };
         for p in params {
@@ -266,6 +273,7 @@ proptest! {
             for i in (0..crowd.len()).step_by(2) {
                 crowd.set_leader(i, Some(leader));
                 crowd.set_flow(i + 1, flow);
+                crowd.set_standoff(i, flow, distance);
             }
             crowd.set_executor(ScopedThreads(threads));
             crowd.build_index();
@@ -349,7 +357,7 @@ fn an_infinite_query_radius_does_not_overflow_the_cell_range() {
 #[test]
 fn forces_near_f32_max_never_sum_to_infinity() {
     let mut crowd = Crowd::new(Space::Volume);
-    let params = crowd.add_params(AgentParams::default());
+    let params = crowd.add_params(FlockTuning::default());
     crowd.push(AgentInput {
         position: Vec3::ZERO,
         velocity: Vec3::X,
@@ -374,8 +382,8 @@ fn forces_near_f32_max_never_sum_to_infinity() {
 
 #[test]
 fn a_speed_limit_too_large_to_square_is_capped_and_still_limits() {
-    let huge = AgentParams {
-        limits: Limits {
+    let huge = FlockTuning {
+        limits: SteeringLimits {
             max_speed: 1e20,
             max_force: 1e20,
             ..Default::default()

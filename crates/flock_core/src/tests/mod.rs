@@ -22,7 +22,7 @@ fn lattice(n_side: usize, spacing: f32) -> Vec<Vec3> {
 
 fn crowd_with(
     space: Space,
-    params: AgentParams,
+    params: FlockTuning,
     positions: &[Vec3],
     velocity: impl Fn(usize) -> Vec3,
 ) -> Crowd {
@@ -42,7 +42,7 @@ fn crowd_with(
 }
 
 /// Re-pushes the crowd's state, as the ECS layer does each tick.
-fn reload(crowd: &Crowd, params: AgentParams) -> Crowd {
+fn reload(crowd: &Crowd, params: FlockTuning) -> Crowd {
     let mut next = Crowd::new(crowd.space());
     let id = next.add_params(params);
     for i in 0..crowd.len() {
@@ -61,7 +61,7 @@ fn reload(crowd: &Crowd, params: AgentParams) -> Crowd {
 #[test]
 fn coincident_agents_separate() {
     let positions = vec![Vec3::ZERO; 20];
-    let mut crowd = crowd_with(Space::Volume, AgentParams::default(), &positions, |_| {
+    let mut crowd = crowd_with(Space::Volume, FlockTuning::default(), &positions, |_| {
         Vec3::ZERO
     });
     for _ in 0..120 {
@@ -80,13 +80,13 @@ fn coincident_agents_separate() {
 fn separation_pushes_apart_only_when_weighted() {
     let positions = lattice(6, 0.3);
     let run = |weight: f32| {
-        let params = AgentParams {
-            weights: Weights {
+        let params = FlockTuning {
+            weights: FlockWeights {
                 separation: weight,
                 alignment: 0.0,
                 cohesion: 0.0,
                 target: 0.0,
-                ..Weights::default()
+                ..FlockWeights::default()
             },
             ..Default::default()
         };
@@ -111,7 +111,7 @@ fn separation_pushes_apart_only_when_weighted() {
 
 #[test]
 fn a_boundary_box_with_no_room_is_switched_off_and_reported() {
-    let boxed = |max: Vec3| AgentParams {
+    let boxed = |max: Vec3| FlockTuning {
         boundary: Boundary::Walls {
             min: Vec3::ZERO,
             max,
@@ -127,7 +127,7 @@ fn a_boundary_box_with_no_room_is_switched_off_and_reported() {
         assert_eq!(corrections.len(), 1, "{corrections:?}");
         assert_eq!(corrections[0].field, "boundary.max");
     }
-    let (point_wrap, corrections) = AgentParams {
+    let (point_wrap, corrections) = FlockTuning {
         boundary: Boundary::Wrap {
             min: Vec3::ONE,
             max: Vec3::ONE,
@@ -150,7 +150,7 @@ fn wrap_keeps_agents_in_the_box() {
         min: Vec3::splat(-5.0),
         max: Vec3::splat(5.0),
     };
-    let params = AgentParams {
+    let params = FlockTuning {
         boundary,
         ..Default::default()
     };
@@ -181,7 +181,7 @@ fn wrap_keeps_agents_in_the_box() {
 fn non_finite_input_never_reaches_a_neighbour() {
     let positions = lattice(4, 1.0);
     let mut crowd = Crowd::new(Space::Volume);
-    let id = crowd.add_params(AgentParams::default());
+    let id = crowd.add_params(FlockTuning::default());
     for (i, &p) in positions.iter().enumerate() {
         let poisoned = i == 5;
         crowd.push(AgentInput {
@@ -207,15 +207,15 @@ fn non_finite_input_never_reaches_a_neighbour() {
 
 #[test]
 fn huge_values_stay_finite() {
-    let params = AgentParams {
-        weights: Weights {
+    let params = FlockTuning {
+        weights: FlockWeights {
             separation: 1e30,
             alignment: 1e30,
             cohesion: 1e30,
             target: 1e30,
-            ..Weights::default()
+            ..FlockWeights::default()
         },
-        limits: Limits {
+        limits: SteeringLimits {
             max_speed: 1e30,
             min_speed: 0.0,
             max_force: 1e30,
@@ -248,7 +248,7 @@ fn huge_values_stay_finite() {
 fn same_input_gives_identical_output() {
     let positions = lattice(12, 0.7);
     let run = || {
-        let mut crowd = crowd_with(Space::Volume, AgentParams::default(), &positions, |i| {
+        let mut crowd = crowd_with(Space::Volume, FlockTuning::default(), &positions, |i| {
             Vec3::new(
                 (i % 7) as f32 - 3.0,
                 (i % 5) as f32 - 2.0,
@@ -256,7 +256,7 @@ fn same_input_gives_identical_output() {
             )
         });
         for _ in 0..100 {
-            crowd = reload(&crowd, AgentParams::default());
+            crowd = reload(&crowd, FlockTuning::default());
             crowd.step(1.0 / 60.0);
         }
         (0..crowd.len())
@@ -277,7 +277,7 @@ fn same_input_gives_identical_output() {
 fn field_of_view_hides_the_agent_behind() {
     // Agent 0 heads +X; agent 1 sits directly behind it, moving +Y.
     let count_mates = |fov: f32| {
-        let params = AgentParams {
+        let params = FlockTuning {
             perception: Perception {
                 field_of_view: fov,
                 ..Default::default()
@@ -304,7 +304,7 @@ fn agents_see_each_other_across_a_wrap_seam() {
         min: Vec3::splat(-10.0),
         max: Vec3::splat(10.0),
     };
-    let params = AgentParams {
+    let params = FlockTuning {
         boundary,
         ..Default::default()
     };
@@ -357,7 +357,7 @@ fn radius_queries_match_brute_force() {
                 }
             })
             .collect();
-        let mut crowd = crowd_with(space, AgentParams::default(), &positions, |_| Vec3::ZERO);
+        let mut crowd = crowd_with(space, FlockTuning::default(), &positions, |_| Vec3::ZERO);
         crowd.build_index();
         let queries = random_positions(60, 40.0, 8);
         for (q, &point) in queries.iter().enumerate() {
@@ -385,7 +385,7 @@ fn radius_queries_match_brute_force() {
 #[test]
 fn nearest_queries_match_brute_force() {
     let positions = random_positions(2_000, 25.0, 9);
-    let mut crowd = crowd_with(Space::Volume, AgentParams::default(), &positions, |_| {
+    let mut crowd = crowd_with(Space::Volume, FlockTuning::default(), &positions, |_| {
         Vec3::ZERO
     });
     crowd.build_index();
@@ -409,14 +409,14 @@ fn nearest_queries_match_brute_force() {
 fn lane_scan_agrees_with_the_exact_scan() {
     let (lo, hi) = (Vec3::splat(-10.0), Vec3::splat(10.0));
     for (space, field_of_view, style) in [
-        (Space::Volume, 360.0, SteeringStyle::Vector),
-        (Space::Volume, 120.0, SteeringStyle::Vector),
-        (Space::Volume, 270.0, SteeringStyle::DesiredVelocity),
-        (Space::Planar, 200.0, SteeringStyle::Vector),
-        (Space::Planar, 360.0, SteeringStyle::DesiredVelocity),
+        (Space::Volume, 360.0, RuleStyle::Vector),
+        (Space::Volume, 120.0, RuleStyle::Vector),
+        (Space::Volume, 270.0, RuleStyle::DesiredVelocity),
+        (Space::Planar, 200.0, RuleStyle::Vector),
+        (Space::Planar, 360.0, RuleStyle::DesiredVelocity),
     ] {
-        let params = AgentParams {
-            weights: Weights {
+        let params = FlockTuning {
+            weights: FlockWeights {
                 collision_avoidance: 1.0,
                 style,
                 ..Default::default()
@@ -475,7 +475,7 @@ fn lane_scan_hands_coincident_and_capped_agents_to_the_exact_scan() {
     // All within one another's radius.
     let mut positions = random_positions(300, 1.0, 23);
     positions[1] = positions[0];
-    let params = AgentParams {
+    let params = FlockTuning {
         perception: Perception {
             max_neighbours: Some(100),
             ..Default::default()
@@ -489,7 +489,7 @@ fn lane_scan_hands_coincident_and_capped_agents_to_the_exact_scan() {
 
     let mut crowd = crowd_with(
         Space::Volume,
-        AgentParams::default(),
+        FlockTuning::default(),
         &positions[..60],
         |_| Vec3::X,
     );
@@ -518,7 +518,7 @@ fn over_the_cap_the_lane_scan_shrinks_the_radius_to_a_step_that_fits() {
         positions.push(d.normalize_or(Vec3::X) * distance);
     }
     let scan_of_first = |cap: u32| {
-        let params = AgentParams {
+        let params = FlockTuning {
             perception: Perception {
                 max_neighbours: Some(cap),
                 ..Default::default()
@@ -546,7 +546,7 @@ fn the_neighbour_cap_keeps_the_nearest_and_bounds_the_scan() {
     let metrics = |n: usize, cap: Option<u32>| {
         // All `n` agents within one grid cell and within each other's radius.
         let positions = random_positions(n, 0.5, 12);
-        let params = AgentParams {
+        let params = FlockTuning {
             perception: Perception {
                 max_neighbours: cap,
                 ..Default::default()
@@ -600,8 +600,8 @@ fn collision_prediction_finds_the_first_contact_within_the_horizon() {
 fn a_turn_rate_limits_how_fast_the_heading_turns() {
     for space in [Space::Planar, Space::Volume] {
         let mut crowd = Crowd::new(space);
-        let params = crowd.add_params(AgentParams {
-            limits: Limits {
+        let params = crowd.add_params(FlockTuning {
+            limits: SteeringLimits {
                 max_turn_rate: Some(90.0),
                 ..Default::default()
             },
@@ -647,28 +647,28 @@ fn a_turn_rate_limits_how_fast_the_heading_turns() {
 #[test]
 fn bad_predators_are_skipped() {
     let mut crowd = Crowd::new(Space::Volume);
-    let skipped = crowd.set_predators([
-        Predator {
+    let skipped = crowd.set_threats([
+        Threat {
             position: Vec3::ZERO,
             velocity: Vec3::X,
             radius: 5.0,
         },
-        Predator {
+        Threat {
             position: Vec3::ZERO,
             velocity: Vec3::ZERO,
             radius: f32::NAN,
         },
-        Predator {
+        Threat {
             position: Vec3::ZERO,
             velocity: Vec3::ZERO,
             radius: -1.0,
         },
-        Predator {
+        Threat {
             position: Vec3::INFINITY,
             velocity: Vec3::ZERO,
             radius: 5.0,
         },
-        Predator {
+        Threat {
             position: Vec3::ZERO,
             velocity: Vec3::NAN,
             radius: 5.0,

@@ -98,7 +98,7 @@ fn blocked_ahead_the_fan_finds_a_way_round() {
         centre: Vec3::new(4.0, 0.0, 0.0),
         radius: 1.5,
     }]);
-    let params = AvoidanceParams::default();
+    let params = ObstacleAvoidance::default();
     let Some(Avoidance::Clear(dir)) =
         avoidance_direction(&set, Vec3::ZERO, Vec3::X, 5.0, &params, Space::Planar)
     else {
@@ -148,8 +148,8 @@ fn moves_stop_at_surfaces_and_never_end_inside() {
 #[test]
 fn an_agent_driven_into_a_wall_slides_along_it() {
     let mut crowd = Crowd::new(Space::Planar);
-    let params = crowd.add_params(AgentParams {
-        weights: Weights {
+    let params = crowd.add_params(FlockTuning {
+        weights: FlockWeights {
             separation: 0.0,
             alignment: 0.0,
             cohesion: 0.0,
@@ -162,7 +162,7 @@ fn an_agent_driven_into_a_wall_slides_along_it() {
         point: Vec3::new(1.0, 0.0, 0.0),
         normal: Vec3::NEG_X,
     }]);
-    crowd.set_avoidance(AvoidanceParams {
+    crowd.set_avoidance(ObstacleAvoidance {
         // No steering away: only integration acts on the wall.
         cast_radius: 0.0,
         max_look_ahead: 0.0,
@@ -245,7 +245,7 @@ fn extreme_shapes_are_skipped_and_the_rest_normalised() {
 
 #[test]
 fn bad_avoidance_parameters_are_corrected_and_named() {
-    let (params, corrections) = AvoidanceParams {
+    let (params, corrections) = ObstacleAvoidance {
         cast_radius: f32::NAN,
         min_look_ahead: 4.0,
         max_look_ahead: 2.0,
@@ -263,16 +263,19 @@ fn bad_avoidance_parameters_are_corrected_and_named() {
             "avoidance.fan_degrees"
         ]
     );
-    assert_eq!(params.hold_seconds, AvoidanceParams::default().hold_seconds);
-    assert_eq!(params.cast_radius, AvoidanceParams::default().cast_radius);
+    assert_eq!(
+        params.hold_seconds,
+        ObstacleAvoidance::default().hold_seconds
+    );
+    assert_eq!(params.cast_radius, ObstacleAvoidance::default().cast_radius);
     assert_eq!((params.max_look_ahead, params.fan_degrees), (4.0, 180.0));
-    assert!(AvoidanceParams::default().sanitized().1.is_empty());
+    assert!(ObstacleAvoidance::default().sanitized().1.is_empty());
 }
 
 #[test]
 fn a_chosen_direction_is_held_and_counted_down() {
     let mut crowd = Crowd::new(Space::Planar);
-    let params = crowd.add_params(AgentParams::default());
+    let params = crowd.add_params(FlockTuning::default());
     crowd.set_obstacles([Shape::Sphere {
         centre: Vec3::new(3.0, 0.0, 0.0),
         radius: 1.0,
@@ -299,7 +302,7 @@ fn a_chosen_direction_is_held_and_counted_down() {
     );
     // A rebuilt crowd takes the hold back; a broken one is dropped.
     crowd.clear();
-    let params = crowd.add_params(AgentParams::default());
+    let params = crowd.add_params(FlockTuning::default());
     crowd.push(AgentInput { params, ..agent });
     crowd.set_memory(0, held(hold));
     assert_eq!(crowd.memory(0).hold, Some(hold));

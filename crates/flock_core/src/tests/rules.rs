@@ -8,9 +8,9 @@ use glam::Vec3;
 
 use crate::*;
 
-/// Weights with every behaviour off.
-fn none() -> Weights {
-    Weights {
+/// FlockWeights with every behaviour off.
+fn none() -> FlockWeights {
+    FlockWeights {
         separation: 0.0,
         alignment: 0.0,
         cohesion: 0.0,
@@ -21,21 +21,22 @@ fn none() -> Weights {
         leader: 0.0,
         flow: 0.0,
         wander: 0.0,
-        ..Weights::default()
+        standoff: 0.0,
+        ..FlockWeights::default()
     }
 }
 
 /// Max speed 5, max force 8, arrival radius 3, response time `response_time`; neighbour
 /// radius 4, separation radius 3; `weights`.
-fn params(weights: Weights, response_time: f32) -> AgentParams {
-    AgentParams {
+fn params(weights: FlockWeights, response_time: f32) -> FlockTuning {
+    FlockTuning {
         weights,
-        limits: Limits {
+        limits: SteeringLimits {
             max_speed: 5.0,
             max_force: 8.0,
             response_time,
             arrival_radius: 3.0,
-            ..Limits::default()
+            ..SteeringLimits::default()
         },
         perception: Perception {
             neighbour_radius: 4.0,
@@ -49,7 +50,7 @@ fn params(weights: Weights, response_time: f32) -> AgentParams {
 /// A crowd of one flock, each agent `(position, velocity)`, the first seeking `target`.
 fn crowd(
     space: Space,
-    params: AgentParams,
+    params: FlockTuning,
     agents: &[(Vec3, Vec3)],
     target: Option<Vec3>,
 ) -> Crowd {
@@ -98,7 +99,7 @@ fn separation_in_both_styles() {
         (Vec3::X, Vec3::ZERO),
         (Vec3::new(0.0, 2.0, 0.0), Vec3::ZERO),
     ];
-    let weights = Weights {
+    let weights = FlockWeights {
         separation: 2.0,
         ..none()
     };
@@ -110,8 +111,8 @@ fn separation_in_both_styles() {
     // Desired velocity (the flocking lab: away from neighbours by the inverse square of their
     // distance): u = sum unit(p - p_j) / d_j^2 = (-1, 0) / 1 + (0, -1) / 4, desired =
     // unit(u) * 5, force = (desired - v) / 0.5, cut to 8, weighted.
-    let weights = Weights {
-        style: SteeringStyle::DesiredVelocity,
+    let weights = FlockWeights {
+        style: RuleStyle::DesiredVelocity,
         ..weights
     };
     let u = Vec3::new(-1.0, -0.25, 0.0);
@@ -128,7 +129,7 @@ fn separation_ignores_agents_beyond_its_radius() {
         (Vec3::ZERO, Vec3::ZERO),
         (Vec3::new(3.5, 0.0, 0.0), Vec3::ZERO),
     ];
-    let weights = Weights {
+    let weights = FlockWeights {
         separation: 1.0,
         ..none()
     };
@@ -146,7 +147,7 @@ fn alignment_in_both_styles() {
         (Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 4.0, 0.0)),
     ];
     let mean = Vec3::new(0.0, 3.0, 0.0);
-    let weights = Weights {
+    let weights = FlockWeights {
         alignment: 1.0,
         ..none()
     };
@@ -156,8 +157,8 @@ fn alignment_in_both_styles() {
 
     // Desired velocity (Reynolds 1999, the flocking lab): along the neighbours' mean heading
     // at max speed: desired = unit(mean) * 5 = (0, 5), force = desired - v.
-    let weights = Weights {
-        style: SteeringStyle::DesiredVelocity,
+    let weights = FlockWeights {
+        style: RuleStyle::DesiredVelocity,
         ..weights
     };
     let mut lab = crowd(Space::Volume, params(weights, 1.0), &agents, None);
@@ -175,9 +176,9 @@ fn desired_velocity_alignment_leaves_an_aligned_agent_alone() {
         (Vec3::new(1.0, 0.0, 0.0), Vec3::new(5.0, 0.01, 0.0)),
         (Vec3::new(0.0, 1.0, 0.0), Vec3::new(5.0, 0.01, 0.0)),
     ];
-    let weights = Weights {
+    let weights = FlockWeights {
         alignment: 1.0,
-        style: SteeringStyle::DesiredVelocity,
+        style: RuleStyle::DesiredVelocity,
         ..none()
     };
     let mut crowd = crowd(Space::Volume, params(weights, 1.0), &agents, None);
@@ -196,7 +197,7 @@ fn cohesion_in_both_styles() {
         (Vec3::new(0.0, 4.0, 0.0), Vec3::ZERO),
     ];
     let centroid = Vec3::new(1.0, 2.0, 0.0);
-    let weights = Weights {
+    let weights = FlockWeights {
         cohesion: 0.5,
         ..none()
     };
@@ -206,8 +207,8 @@ fn cohesion_in_both_styles() {
 
     // Desired velocity: toward the centroid at max speed, within a response time of 0.25 s:
     // (unit(1, 2) * 5 - 0) / 0.25 has length 20, cut to the max force 8.
-    let weights = Weights {
-        style: SteeringStyle::DesiredVelocity,
+    let weights = FlockWeights {
+        style: RuleStyle::DesiredVelocity,
         ..weights
     };
     let mut lab = crowd(Space::Volume, params(weights, 0.25), &agents, None);
@@ -226,7 +227,7 @@ fn an_agent_that_counts_itself_averages_its_own_velocity_and_place() {
         (Vec3::new(0.0, 4.0, 0.0), Vec3::new(0.0, 4.0, 0.0)),
     ];
     let mut counting = params(
-        Weights {
+        FlockWeights {
             alignment: 1.0,
             ..none()
         },
@@ -237,7 +238,7 @@ fn an_agent_that_counts_itself_averages_its_own_velocity_and_place() {
     let mean_velocity = (v + Vec3::new(0.0, 2.0, 0.0) + Vec3::new(0.0, 4.0, 0.0)) / 3.0;
     assert_close(force_on_first(&mut aligning), mean_velocity - v);
 
-    counting.weights = Weights {
+    counting.weights = FlockWeights {
         cohesion: 1.0,
         ..none()
     };
@@ -251,7 +252,7 @@ fn seek_and_arrive() {
     // Reynolds 1999: desired = unit(target - p) * max speed, slowed to max speed * d / r
     // inside the arrival radius r; force = (desired - v) / response time, cut to max force.
     let v = Vec3::new(0.0, 1.0, 0.0);
-    let weights = Weights {
+    let weights = FlockWeights {
         target: 0.6,
         ..none()
     };
@@ -311,7 +312,7 @@ fn pursuit_aims_where_the_quarry_will_be() {
     let (quarry, quarry_velocity) = (Vec3::new(10.0, 0.0, 0.0), Vec3::new(0.0, 2.0, 0.0));
     let aim = quarry + quarry_velocity * lead_time(quarry.length(), 5.0);
     assert_eq!(aim, Vec3::new(10.0, 4.0, 0.0));
-    let weights = Weights {
+    let weights = FlockWeights {
         target: 1.0,
         ..none()
     };
@@ -330,7 +331,7 @@ fn flee_and_evade() {
     // Reynolds 1999 flee: desired = unit(p - predator) * max speed. Each predator within its
     // radius counts by its depth 1 - d / radius.
     let v = Vec3::new(0.0, 1.0, 0.0);
-    let weights = Weights {
+    let weights = FlockWeights {
         flee: 1.0,
         ..none()
     };
@@ -340,7 +341,7 @@ fn flee_and_evade() {
         &[(Vec3::ZERO, v)],
         None,
     );
-    fleeing.set_predators([Predator {
+    fleeing.set_threats([Threat {
         position: Vec3::new(3.0, 0.0, 0.0),
         velocity: Vec3::ZERO,
         radius: 6.0,
@@ -348,13 +349,13 @@ fn flee_and_evade() {
     assert_close(force_on_first(&mut fleeing), Vec3::new(-5.0, 0.0, 0.0) - v);
 
     // Two predators at depth 0.5 each, one along x and one below: away along (-1, 1).
-    fleeing.set_predators([
-        Predator {
+    fleeing.set_threats([
+        Threat {
             position: Vec3::new(3.0, 0.0, 0.0),
             velocity: Vec3::ZERO,
             radius: 6.0,
         },
-        Predator {
+        Threat {
             position: Vec3::new(0.0, -2.0, 0.0),
             velocity: Vec3::ZERO,
             radius: 4.0,
@@ -365,13 +366,13 @@ fn flee_and_evade() {
 
     // Evade: a predator 4 away moving (0, 3) is fled from where it will be 4 / 5 s ahead,
     // (4, 2.4); a predator beyond its radius is ignored.
-    fleeing.set_predators([
-        Predator {
+    fleeing.set_threats([
+        Threat {
             position: Vec3::new(4.0, 0.0, 0.0),
             velocity: Vec3::new(0.0, 3.0, 0.0),
             radius: 10.0,
         },
-        Predator {
+        Threat {
             position: Vec3::new(0.0, 9.0, 0.0),
             velocity: Vec3::ZERO,
             radius: 8.0,
@@ -425,7 +426,7 @@ fn leader_station_and_path() {
         velocity: Vec3::new(2.0, 0.0, 0.0),
         distance: 3.0,
     };
-    let weights = Weights {
+    let weights = FlockWeights {
         leader: 1.0,
         ..none()
     };
@@ -463,7 +464,7 @@ fn wander_steers_toward_a_point_on_a_sphere_ahead() {
     // Reynolds 1999 wander: a point on a unit sphere two radii ahead; here the wander
     // direction is (0, 1), so the agent moving along x steers toward (2, 1).
     let v = Vec3::new(2.0, 0.0, 0.0);
-    let weights = Weights {
+    let weights = FlockWeights {
         wander: 1.0,
         ..none()
     };
@@ -485,7 +486,7 @@ fn wander_steers_toward_a_point_on_a_sphere_ahead() {
 fn the_wander_point_drifts_by_at_most_its_rate() {
     // A random walk of rate 2 rad / sqrt(s): one tick of 1 / 64 s moves the point at most
     // 2 * sqrt(1 / 64) = 0.25 along each axis before it is put back on the sphere.
-    let weights = Weights {
+    let weights = FlockWeights {
         wander: 1.0,
         wander_rate: 2.0,
         ..none()
@@ -514,7 +515,7 @@ fn vicsek_noise_turns_by_at_most_half_eta_either_way() {
     // Vicsek et al. 1995: the new angle is the old plus a uniform draw from [-eta/2, eta/2].
     let eta = 0.4;
     let mut lone = params(
-        Weights {
+        FlockWeights {
             noise: eta,
             ..none()
         },
@@ -561,7 +562,7 @@ fn a_response_time_of_one_tick_is_reynolds_per_step_update() {
     // (desired - v) cut to 6 each tick.
     let tick = 1.0 / 60.0;
     let mut reynolds = params(
-        Weights {
+        FlockWeights {
             target: 1.0,
             ..none()
         },
@@ -600,22 +601,85 @@ fn rule_limits_only_adds_limited_rules_without_cutting_the_sum() {
     // to the max force 8; rule limits only keep each rule under 8 and add them.
     let agents = [(Vec3::ZERO, Vec3::ZERO), (Vec3::X, Vec3::ZERO)];
     let target = Some(Vec3::new(0.0, 100.0, 0.0));
-    let mut weights = Weights {
+    let mut weights = FlockWeights {
         separation: 6.0,
         target: 1.0,
         ..none()
     };
     let expected = Vec3::new(-6.0, 5.0, 0.0);
-    for blending in [Blending::WeightedSum, Blending::RuleLimitsOnly] {
+    for blending in [BlendMode::WeightedSum, BlendMode::RuleLimitsOnly] {
         weights.blending = blending;
         let mut crowd = crowd(Space::Planar, params(weights, 1.0), &agents, target);
         assert_close(force_on_first(&mut crowd), expected);
         // Integration applies the max force to the sum only under the weighted sum.
         crowd.integrate(0.1, None);
         let applied = match blending {
-            Blending::RuleLimitsOnly => expected,
+            BlendMode::RuleLimitsOnly => expected,
             _ => cut(expected, 8.0),
         };
         assert_close(crowd.velocity(0), cut(applied * 0.1, 5.0));
     }
+}
+
+#[test]
+fn standoff_backs_off_at_the_asked_fraction_of_max_speed() {
+    // Desired velocity = unit(away) * max speed * urgency; force = (desired - v) / response
+    // time, limited to the max force, weighted.
+    let v = Vec3::new(1.0, 0.0, 0.0);
+    let weights = FlockWeights {
+        standoff: 3.0,
+        ..none()
+    };
+    let mut crowd = crowd(
+        Space::Volume,
+        params(weights, 0.5),
+        &[(Vec3::ZERO, v)],
+        None,
+    );
+    assert!(crowd.set_standoff(0, Vec3::new(0.0, -2.0, 0.0), 0.5));
+    // (0, -1, 0) * 5 * 0.5 = (0, -2.5, 0); ((0, -2.5, 0) - v) / 0.5 = (-2, -5, 0), of length
+    // 5.39, under 8; times 3.
+    assert_close(force_on_first(&mut crowd), Vec3::new(-6.0, -15.0, 0.0));
+    // An urgency over 1 is cut to 1: (0, -5, 0) - v = (-1, -5, 0), over 0.5 s (-2, -10, 0), of
+    // length 10.2, cut to 8.
+    let mut crowd = crowd_with_one(weights, v);
+    crowd.set_standoff(0, Vec3::NEG_Y, 7.0);
+    let expected = Vec3::new(-2.0, -10.0, 0.0).normalize() * 8.0 * 3.0;
+    assert_close(force_on_first(&mut crowd), expected);
+    // No direction, no standoff.
+    let mut crowd = crowd_with_one(weights, v);
+    assert!(!crowd.set_standoff(0, Vec3::ZERO, 1.0));
+    assert!(!crowd.set_standoff(0, Vec3::NEG_Y, f32::NAN));
+    assert_close(force_on_first(&mut crowd), Vec3::ZERO);
+}
+
+/// One agent at the origin moving at `v`, tuned by `weights` with a response time of 0.5 s.
+fn crowd_with_one(weights: FlockWeights, v: Vec3) -> Crowd {
+    crowd(
+        Space::Volume,
+        params(weights, 0.5),
+        &[(Vec3::ZERO, v)],
+        None,
+    )
+}
+
+#[test]
+fn a_replaced_force_drops_the_rules_and_the_added_forces() {
+    let weights = FlockWeights {
+        cohesion: 1.0,
+        ..none()
+    };
+    let agents = [(Vec3::ZERO, Vec3::ZERO), (Vec3::X, Vec3::ZERO)];
+    let mut crowd = crowd(Space::Volume, params(weights, 1.0), &agents, None);
+    assert!(!crowd.replace_force(0, Vec3::Y), "before the force pass");
+    // Cohesion toward the other agent: mean offset (1, 0, 0).
+    assert_close(force_on_first(&mut crowd), Vec3::X);
+    crowd.add_force(0, Vec3::Y);
+    assert!(crowd.replace_force(0, Vec3::new(0.0, 0.0, 2.0)));
+    assert!(!crowd.replace_force(0, Vec3::NAN));
+    assert_eq!(crowd.force(0), Vec3::new(0.0, 0.0, 2.0));
+    // It counts as added: what is added after it adds to it.
+    crowd.add_force(0, Vec3::X);
+    crowd.integrate(0.5, None);
+    assert_close(crowd.velocity(0), Vec3::new(1.0, 0.0, 2.0) * 0.5);
 }

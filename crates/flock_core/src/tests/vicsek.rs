@@ -2,7 +2,7 @@
 //! particles", Phys. Rev. Lett. 75, 1226: the order parameter against the noise, figure 2a
 //! (N = 400 in a periodic 10 x 10 box, density 4, r = 1, v = 0.03, one step per tick).
 //!
-//! The kernel runs [`AgentParams::vicsek`]; beside it runs the model as the paper writes it,
+//! The kernel runs [`FlockTuning::vicsek`]; beside it runs the model as the paper writes it,
 //! coded here from scratch (angles, a brute-force neighbour search, its own random numbers),
 //! from the same seeded start. Both are averaged over the second half of 2,000 steps and over
 //! seeds, and compared point by point.
@@ -98,17 +98,17 @@ fn headings_sum(particles: &[(f64, f64, f64)]) -> (f64, f64) {
         .fold((0.0, 0.0), |(cx, cy), p| (cx + p.2.cos(), cy + p.2.sin()))
 }
 
-/// The kernel from the same start: [`AgentParams::vicsek`] in a wrapping box, stepped once a
+/// The kernel from the same start: [`FlockTuning::vicsek`] in a wrapping box, stepped once a
 /// tick of 1 (the paper's time unit). Returns the same average.
 fn kernel_order(eta: f32, seed: u64) -> f64 {
     let mut crowd = Crowd::new(Space::Planar);
     crowd.set_seed(seed);
-    let params = crowd.add_params(AgentParams {
+    let params = crowd.add_params(FlockTuning {
         boundary: Boundary::Wrap {
             min: Vec3::new(0.0, 0.0, -1.0),
             max: Vec3::new(SIDE as f32, SIDE as f32, 1.0),
         },
-        ..AgentParams::vicsek(eta, 1.0)
+        ..FlockTuning::vicsek(eta, 1.0)
     });
     for (x, y, theta) in start(seed) {
         let heading = Vec3::new(theta.cos() as f32, theta.sin() as f32, 0.0);

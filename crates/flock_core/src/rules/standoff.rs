@@ -1,0 +1,26 @@
+//! Standoff: a unit backs off from enemies nearer than its standoff distance, as RTS units hold
+//! their weapon's range (the game works out which enemies and how near; the `rts_squads`
+//! example and the plugin's squads do it from their combatants).
+
+use glam::Vec3;
+
+use super::respond;
+use crate::forces::SlotAgent;
+
+/// Which way an agent backs off this tick, and how urgently (see
+/// [`Crowd::set_standoff`](crate::Crowd::set_standoff)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Standoff {
+    /// Unit direction away from the enemies.
+    pub(crate) away: Vec3,
+    /// The fraction of max speed to back off at, 0 to 1.
+    pub(crate) urgency: f32,
+}
+
+/// The force that backs `agent` off: toward a velocity along `away` at `urgency` of its max
+/// speed.
+pub(crate) fn standoff(agent: &SlotAgent, standoff: Standoff) -> Vec3 {
+    let limits = agent.params.params.limits;
+    let desired = standoff.away * limits.max_speed * standoff.urgency;
+    respond(desired, agent.velocity, &limits)
+}

@@ -1,0 +1,131 @@
+//! Tunings that reproduce a known model or suit a known kind of game.
+
+use glam::Vec3;
+
+use super::{
+    BlendMode, Boundary, FlockTuning, FlockWeights, Perception, RuleStyle, SteeringLimits,
+};
+
+impl FlockTuning {
+    /// Vicsek et al.'s (1995) self-propelled particles, with noise `eta` (radians, 0 to
+    /// `2 * PI`) for a crowd stepped every `tick` seconds (the plugin's schedule timestep;
+    /// Bevy's fixed timestep is 1/64 s): every tick each agent takes the mean heading of itself
+    /// and the agents within radius 1, turns by a random angle up to `eta / 2` either way, and
+    /// moves 0.03 at constant speed (the paper's figure 2: `r = 1`, `v = 0.03`). That is
+    /// alignment alone in the desired-velocity style, counting itself, with a response time of
+    /// one tick, a max force that allows any turn, and no neighbour cap. Add a wrap-around
+    /// [`Boundary`] for the paper's periodic box, e.g. 10 x 10 for 400 agents (density 4); set
+    /// the radius and speed to taste. A non-positive or non-finite `tick` is taken as one
+    /// second.
+    pub fn vicsek(eta: f32, tick: f32) -> Self {
+        let tick = if tick.is_finite() && tick > 0.0 {
+            tick
+        } else {
+            1.0
+        };
+        let speed = 0.03 / tick;
+        Self {
+            weights: FlockWeights {
+                separation: 0.0,
+                alignment: 1.0,
+                cohesion: 0.0,
+                noise: eta,
+                style: RuleStyle::DesiredVelocity,
+                ..FlockWeights::default()
+            },
+            limits: SteeringLimits {
+                max_speed: speed,
+                min_speed: speed,
+                // Reversing needs a velocity change of twice the speed within one tick.
+                max_force: 4.0 * speed / tick,
+                response_time: tick,
+                ..SteeringLimits::default()
+            },
+            perception: Perception {
+                neighbour_radius: 1.0,
+                separation_radius: 0.0,
+                max_neighbours: None,
+                counts_itself: true,
+                ..Perception::default()
+            },
+            boundary: Boundary::None,
+        }
+    }
+
+    /// The flocking lab's birds (the `flocking_lab` example), Reynolds' boids on a 900 x 560
+    /// field centred on the origin, wrapping round, on the XY plane: vision radius 50,
+    /// separation radius 20, max speed 180 and min speed 60 (a third), every neighbour counted.
+    /// Each rule asks for the velocity change to its desired velocity (separation away from
+    /// neighbours by the inverse square of their distance, alignment along their mean velocity,
+    /// cohesion toward their centroid), made within one frame (a response time of 1/60 s) but
+    /// at most max speed / 30 per frame (a max force of 360 units/s^2); the changes are
+    /// weighted (separation x1.5) and added with no further limit.
+    pub fn flocking_lab() -> Self {
+        let max_speed = 180.0;
+        let frame = 1.0 / 60.0;
+        Self {
+            weights: FlockWeights {
+                separation: 1.5,
+                alignment: 1.0,
+                cohesion: 1.0,
+                target: 1.0,
+                collision_avoidance: 0.0,
+                flee: 1.0,
+                noise: 0.0,
+                style: RuleStyle::DesiredVelocity,
+                blending: BlendMode::RuleLimitsOnly,
+                ..FlockWeights::default()
+            },
+            limits: SteeringLimits {
+                max_speed,
+                min_speed: max_speed / 3.0,
+                // A velocity change of at most max speed / 30 per frame.
+                max_force: max_speed / 30.0 / frame,
+                response_time: frame,
+                arrival_radius: 50.0,
+                max_turn_rate: None,
+                reach_radius: 10.0,
+            },
+            perception: Perception {
+                neighbour_radius: 50.0,
+                separation_radius: 20.0,
+                max_neighbours: None,
+                ..Perception::default()
+            },
+            boundary: Boundary::Wrap {
+                min: Vec3::new(-450.0, -280.0, 0.0),
+                max: Vec3::new(450.0, 280.0, 0.0),
+            },
+        }
+    }
+
+    /// An RTS squad of units about a metre across on the plane (the `rts_squads` example):
+    /// units seek their waypoints (target 1, arriving within 2), keep apart (separation 1.8
+    /// within 0.9), hold together a little (alignment 0.3, cohesion 0.2, neighbours within 3)
+    /// and keep their standoff from enemies (3), at up to 4 units per second with a max force
+    /// of 8.
+    pub fn squad() -> Self {
+        Self {
+            weights: FlockWeights {
+                separation: 1.8,
+                alignment: 0.3,
+                cohesion: 0.2,
+                target: 1.0,
+                standoff: 3.0,
+                ..FlockWeights::default()
+            },
+            limits: SteeringLimits {
+                max_speed: 4.0,
+                max_force: 8.0,
+                arrival_radius: 2.0,
+                ..SteeringLimits::default()
+            },
+            perception: Perception {
+                neighbour_radius: 3.0,
+                separation_radius: 0.9,
+                ..Perception::default()
+            },
+            boundary: Boundary::None,
+        }
+    }
+}
