@@ -47,7 +47,7 @@ fn main() {
             ..default()
         }))
         .add_plugins((
-            FlockingPlugin::default(),
+            FlockingPlugins::default(),
             RapierPhysicsPlugin::<NoUserData>::default(),
             FlockRapierPlugin::default(),
             FlockInspectorPlugin,

@@ -41,7 +41,7 @@ fn main() {
             ..default()
         }))
         .add_plugins((
-            FlockingPlugin::default().planar(),
+            FlockingPlugins::default().planar(),
             FlockGizmosPlugin,
             button::ButtonStylePlugin,
             capture::CapturePlugin,

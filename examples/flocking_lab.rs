@@ -52,7 +52,7 @@ fn main() {
             ..default()
         }))
         .add_plugins((
-            FlockingPlugin::default().planar(),
+            FlockingPlugins::default().planar(),
             button::ButtonStylePlugin,
             slider::SliderStylePlugin,
             capture::CapturePlugin,

@@ -29,7 +29,7 @@ fn main() {
             ..default()
         }))
         .add_plugins((
-            FlockingPlugin::default(),
+            FlockingPlugins::default(),
             FlockGizmosPlugin,
             capture::CapturePlugin,
         ))

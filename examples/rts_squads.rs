@@ -54,7 +54,12 @@ fn main() {
             }),
             ..default()
         }))
-        .add_plugins((FlockingPlugin::default().planar(), capture::CapturePlugin))
+        .add_plugins((
+            FlockingPlugins::default().planar(),
+            SquadsPlugin,
+            TerrainPlugin,
+            capture::CapturePlugin,
+        ))
         .insert_resource(ClearColor(Color::srgb(0.08, 0.09, 0.1)))
         .insert_resource(Terrain::from_rows(MAP_ORIGIN, 1.0, &MAP))
         .init_resource::<Selection>()
@@ -135,28 +140,13 @@ fn setup(
 
     // Two squads of the player's: ranged (blue) and melee (green). They keep apart, hold
     // together a little and keep their standoff from enemies.
+    let squad = FlockTuning::squad();
     let squad_tuning = FlockTuning {
         weights: FlockWeights {
-            separation: 1.8,
-            alignment: 0.3,
-            cohesion: 0.2,
-            target: 1.0,
             collision_avoidance: 1.0,
-            standoff: 3.0,
-            ..default()
+            ..squad.weights
         },
-        limits: SteeringLimits {
-            max_speed: 4.0,
-            max_force: 8.0,
-            arrival_radius: 2.0,
-            ..default()
-        },
-        perception: Perception {
-            neighbour_radius: 3.0,
-            separation_radius: 0.9,
-            ..default()
-        },
-        ..default()
+        ..squad
     };
     let body = meshes.add(Circle::new(0.35));
     let squads = [

@@ -1,6 +1,6 @@
 //! Flocks and crowds for [Bevy](https://bevy.org): birds, fish, zombies, drone formations.
 //!
-//! Add [`FlockingPlugin`], give entities the [`Agent`] component, and they flock by Reynolds'
+//! Add [`FlockingPlugins`], give entities the [`Agent`] component, and they flock by Reynolds'
 //! three rules (separation, alignment, cohesion) with limits on force and speed, a field of
 //! view, target seeking with arrival, and walls or wrap-around. Neighbours are found through a
 //! uniform grid rebuilt every tick, so the cost grows with the number of agents, not its square.
@@ -36,7 +36,7 @@
 //! }
 //!
 //! let mut app = App::new();
-//! app.add_plugins((MinimalPlugins, TransformPlugin, FlockingPlugin::default()))
+//! app.add_plugins((MinimalPlugins, TransformPlugin, FlockingPlugins::default()))
 //!     .add_systems(Startup, spawn_flock);
 //! app.update();
 //! ```
@@ -50,7 +50,7 @@
 //! Members align and cohere only with their own flock; every agent separates from every other,
 //! so two flocks cross without merging or colliding.
 //!
-//! For a 2D game use [`FlockingPlugin::planar`]: agents stay on the XY plane and turn about Z
+//! For a 2D game use [`FlockingPlugins::planar`]: agents stay on the XY plane and turn about Z
 //! with their local `+X` facing their velocity. In 3D, their local forward (`-Z`) does.
 //!
 //! Creatures and vehicles that cannot turn on the spot set [`SteeringLimits::max_turn_rate`]
@@ -84,7 +84,7 @@
 //!     ));
 //! }
 //! # let mut app = App::new();
-//! # app.add_plugins((MinimalPlugins, TransformPlugin, FlockingPlugin::default()))
+//! # app.add_plugins((MinimalPlugins, TransformPlugin, FlockingPlugins::default()))
 //! #     .add_systems(Startup, spawn_pillar);
 //! # app.update();
 //! ```
@@ -92,7 +92,7 @@
 //! # Scheduling
 //!
 //! The plugin runs in `FixedUpdate` by default (change it with
-//! [`FlockingPlugin::in_schedule`]) as the chained sets of [`FlockingSystems`]:
+//! [`FlockingPlugins::in_schedule`]) as the chained sets of [`FlockingSystems`]:
 //! `First` → `NeighbourLookup` → `ForceAccumulation` → `Avoidance` → `Integration` → `Last`.
 //! Systems of your own go in the hook sets or between stages. Between `NeighbourLookup` and
 //! `Integration` the [`FlockSimulation`] resource holds every agent's state for the tick and
@@ -111,7 +111,7 @@
 //! }
 //!
 //! App::new()
-//!     .add_plugins((MinimalPlugins, FlockingPlugin::default()))
+//!     .add_plugins((MinimalPlugins, FlockingPlugins::default()))
 //!     .add_systems(
 //!         FixedUpdate,
 //!         wind.after(FlockingSystems::ForceAccumulation)
@@ -191,7 +191,7 @@
 //! }
 //!
 //! let mut app = App::new();
-//! app.add_plugins((MinimalPlugins, TransformPlugin, FlockingPlugin::default()))
+//! app.add_plugins((MinimalPlugins, TransformPlugin, FlockingPlugins::default()))
 //!     .add_observer(next_waypoint);
 //! let corners = vec![Vec3::ZERO, Vec3::X * 10.0, Vec3::Z * 10.0];
 //! app.world_mut()

@@ -21,7 +21,7 @@ fn corrections_for(app: &App, entity: Entity) -> Vec<&'static str> {
 
 #[test]
 fn broken_flock_tuning_is_corrected_and_reported_once() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let flock = spawn_flock(
         &mut app,
         FlockTuning {
@@ -80,7 +80,7 @@ fn broken_flock_tuning_is_corrected_and_reported_once() {
 
 #[test]
 fn a_nan_agent_is_restored_and_never_reaches_its_neighbours() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let agents: Vec<Entity> = (0..30)
         .map(|i| {
             app.world_mut()
@@ -127,7 +127,7 @@ fn a_nan_agent_is_restored_and_never_reaches_its_neighbours() {
 
 #[test]
 fn a_despawned_target_causes_no_panic() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let prey = app
         .world_mut()
         .spawn((Agent, Transform::from_xyz(10.0, 0.0, 0.0)))
@@ -154,7 +154,7 @@ fn a_despawned_target_causes_no_panic() {
 
 #[test]
 fn a_huge_frame_time_is_cut_to_the_max_timestep() {
-    let mut app = create_test_app(FlockingPlugin::default().in_schedule(Update));
+    let mut app = create_test_app(FlockingPlugins::default().in_schedule(Update));
     app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs(10)));
     let agent = app.world_mut().spawn((Agent, Velocity(Vec3::X * 5.0))).id();
     app.update();
@@ -169,7 +169,7 @@ fn a_huge_frame_time_is_cut_to_the_max_timestep() {
 
 #[test]
 fn no_agents_and_a_single_agent_are_fine() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     run_ticks(&mut app, 3);
     assert_eq!(app.world().resource::<FlockMetrics>().agents, 0);
     let alone = app.world_mut().spawn((Agent, Velocity(Vec3::Y))).id();
@@ -190,7 +190,7 @@ struct DoomedMidTick(Vec<Entity>, Option<Entity>);
 
 #[test]
 fn despawning_agents_and_targets_in_the_middle_of_a_tick_causes_no_panic() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let prey: Vec<Entity> = (0..5)
         .map(|i| {
             app.world_mut()
@@ -241,8 +241,8 @@ fn despawning_agents_and_targets_in_the_middle_of_a_tick_causes_no_panic() {
 #[test]
 fn a_bad_rotation_is_reported_and_the_heading_comes_from_the_velocity() {
     for plugin in [
-        FlockingPlugin::default(),
-        FlockingPlugin::default().planar(),
+        FlockingPlugins::default(),
+        FlockingPlugins::default().planar(),
     ] {
         let mut app = create_test_app(plugin);
         let rotations = [
@@ -286,7 +286,7 @@ fn a_bad_rotation_is_reported_and_the_heading_comes_from_the_velocity() {
 
 #[test]
 fn bad_obstacles_and_predators_are_reported_once_and_ignored() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let at = |x: f32| Transform::from_xyz(x, 0.0, 0.0);
     let bad = [
         app.world_mut()
@@ -345,7 +345,7 @@ fn bad_obstacles_and_predators_are_reported_once_and_ignored() {
 
 #[test]
 fn an_agent_that_targets_or_follows_itself_is_reported() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let seeker = app
         .world_mut()
         .spawn((Agent, Transform::default(), Velocity(Vec3::X)))
@@ -374,7 +374,7 @@ fn an_agent_that_targets_or_follows_itself_is_reported() {
 
 #[test]
 fn a_boundary_with_no_room_is_reported_and_switched_off() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let flock = spawn_flock(
         &mut app,
         FlockTuning {
@@ -399,7 +399,7 @@ fn a_boundary_with_no_room_is_reported_and_switched_off() {
 
 #[test]
 fn reports_are_forgotten_with_their_entities() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let per_round = 200;
     let rounds = 40;
     let mut largest = 0;
@@ -433,7 +433,7 @@ fn reports_are_forgotten_with_their_entities() {
 
 #[test]
 fn a_leader_without_a_transform_is_not_lost() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let leader = app.world_mut().spawn(Velocity(Vec3::X)).id();
     let follower = app
         .world_mut()
@@ -464,7 +464,7 @@ fn a_leader_without_a_transform_is_not_lost() {
 
 #[test]
 fn a_despawned_default_flock_is_replaced() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let agent = app
         .world_mut()
         .spawn((Agent, Transform::default(), Velocity(Vec3::X)))

@@ -28,7 +28,7 @@ fn steering_state(app: &App, entity: Entity) -> SteeringState {
 
 /// A planar app whose scripted movers move in the hook set before each tick.
 fn planar_app() -> App {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     app.add_systems(FixedUpdate, move_scripted.in_set(FlockingSystems::First));
     app
 }
@@ -565,7 +565,7 @@ struct DetailRun {
 /// 1,000 of the flocking lab's boids for 10 s, with level of detail `detail` around a focus
 /// at the origin (full detail within 150 px: about 14% of the field).
 fn lab_with_detail(detail: Option<LevelOfDetail>) -> DetailRun {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     app.world_mut()
         .resource_mut::<FlockingConfig>()
         .level_of_detail = detail;

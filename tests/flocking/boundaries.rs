@@ -22,7 +22,7 @@ fn inside(p: Vec3, half: f32) -> bool {
 #[test]
 fn wrap_keeps_agents_in_the_box_and_carries_them_across() {
     let half = 10.0;
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     tune_default_flock(
         &mut app,
         FlockTuning {
@@ -58,7 +58,7 @@ fn wrap_keeps_agents_in_the_box_and_carries_them_across() {
 fn walls_keep_agents_in_the_box_and_push_them_off_the_faces() {
     let half = 10.0;
     let margin = 3.0;
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     tune_default_flock(
         &mut app,
         FlockTuning {
@@ -93,7 +93,7 @@ fn walls_keep_agents_in_the_box_and_push_them_off_the_faces() {
 
 #[test]
 fn planar_mode_keeps_agents_on_the_plane_and_turns_them_about_z() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     let mut rng = Rng::new(12);
     let agents: Vec<Entity> = (0..200)
         .map(|_| {
@@ -129,7 +129,7 @@ fn planar_mode_keeps_agents_on_the_plane_and_turns_them_about_z() {
 
 #[test]
 fn volume_mode_faces_agents_along_their_velocity() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     spawn_scattered(&mut app, 50, 5.0, 3.0);
     run_ticks(&mut app, 10);
     let world = app.world_mut();

@@ -5,10 +5,10 @@ use bevy_flock::prelude::*;
 
 use crate::support::*;
 
-fn planes() -> [(FlockingPlugin, &'static str); 2] {
+fn planes() -> [(FlockingPlugins, &'static str); 2] {
     [
-        (FlockingPlugin::default().planar(), "2D"),
-        (FlockingPlugin::default(), "3D"),
+        (FlockingPlugins::default().planar(), "2D"),
+        (FlockingPlugins::default(), "3D"),
     ]
 }
 

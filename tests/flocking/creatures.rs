@@ -45,7 +45,7 @@ struct Bait;
 
 #[test]
 fn a_creature_never_turns_faster_than_its_rotation_speed() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     app.add_systems(FixedUpdate, circle_bait.in_set(FlockingSystems::First));
     let bait = app
         .world_mut()
@@ -95,7 +95,7 @@ fn a_creature_never_turns_faster_than_its_rotation_speed() {
 
 #[test]
 fn a_creature_walks_round_a_wall_to_a_target_behind_it() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     let wall = Vec3::new(10.0, 0.0, 0.0);
     let half_extents = Vec3::new(0.5, 6.0, 1.0);
     app.world_mut().spawn((
@@ -135,7 +135,7 @@ fn two_creatures_meeting_head_on_pass_without_overlapping() {
         limits: creature_limits(),
         ..default()
     };
-    let met = meet(FlockingPlugin::default().planar(), Vec3::ZERO, tuning);
+    let met = meet(FlockingPlugins::default().planar(), Vec3::ZERO, tuning);
     assert!(met.both_past, "they did not get past each other");
     assert!(
         met.closest >= Perception::default().collision_distance,

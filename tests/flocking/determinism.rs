@@ -97,7 +97,7 @@ fn move_bait(mut bait: Query<&mut Transform, With<Bait>>, time: Res<Time>) {
 }
 
 fn run_mixed_scene(parallel_chunk_size: usize) -> u64 {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     app.world_mut()
         .resource_mut::<FlockingConfig>()
         .parallel_chunk_size = parallel_chunk_size;

@@ -39,7 +39,7 @@ fn two_crossing_flocks(app: &mut App) -> (Vec<Entity>, Vec<Entity>) {
 
 #[test]
 fn flocks_align_only_within_themselves() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     let (east, west) = two_crossing_flocks(&mut app);
     run_ticks(&mut app, 60);
     let east_v = velocities_of(&app, &east);
@@ -64,7 +64,7 @@ fn flocks_align_only_within_themselves() {
 
 #[test]
 fn agents_of_different_flocks_still_separate() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let a = spawn_flock(&mut app, FlockTuning::default());
     let b = spawn_flock(&mut app, FlockTuning::default());
     let first = app.world_mut().spawn((Agent, InFlock(a))).id();
@@ -80,7 +80,7 @@ fn agents_of_different_flocks_still_separate() {
 
 #[test]
 fn editing_a_flock_moves_every_member_and_an_override_wins() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let flock = spawn_flock(
         &mut app,
         FlockTuning {
@@ -122,7 +122,7 @@ fn editing_a_flock_moves_every_member_and_an_override_wins() {
 
 #[test]
 fn despawning_a_flock_returns_its_members_to_the_default_flock() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let flock = spawn_flock(
         &mut app,
         FlockTuning {
@@ -151,7 +151,7 @@ fn despawning_a_flock_returns_its_members_to_the_default_flock() {
 
 #[test]
 fn the_flocking_lab_preset_needs_no_correction_and_orders_a_flock() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     tune_default_flock(&mut app, FlockTuning::flocking_lab());
     let mut rng = Rng::new(31);
     let agents: Vec<Entity> = (0..400)

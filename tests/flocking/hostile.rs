@@ -343,7 +343,7 @@ proptest! {
         specs in proptest::collection::vec(agent_spec(), 1..12),
         changes in proptest::collection::vec(proptest::option::of(change()), 4),
     ) {
-        let mut app = create_test_app(FlockingPlugin::default());
+        let mut app = create_squads_test_app(FlockingPlugins::default());
         let flocks: Vec<Entity> = tunings.iter().map(|&t| spawn_flock(&mut app, t)).collect();
         let agents: Vec<Entity> = specs
             .iter()

@@ -28,7 +28,7 @@ impl LabRun {
 /// The lab with its tuning changed by `tune`, boids at seeded random places and headings at
 /// speed 120.
 fn lab_app(tune: impl FnOnce(&mut FlockTuning)) -> App {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     let mut tuning = FlockTuning::flocking_lab();
     tune(&mut tuning);
     tune_default_flock(&mut app, tuning);

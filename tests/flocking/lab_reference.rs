@@ -150,7 +150,7 @@ fn run_both(seed: u64, sliders: Sliders) -> Runs {
         sliders,
         vision: VISION,
     };
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     app.insert_resource(Time::<Fixed>::from_hz(f64::from(FPS)));
     let mut tuning = FlockTuning::flocking_lab();
     tuning.weights.separation = 1.5 * sliders.separation;

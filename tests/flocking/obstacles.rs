@@ -90,7 +90,7 @@ fn count_penetrations(
 }
 
 /// The test app with `backend` installed and penetrations counted every tick.
-fn obstacle_app(plugin: FlockingPlugin, backend: Backend) -> App {
+fn obstacle_app(plugin: FlockingPlugins, backend: Backend) -> App {
     let mut app = create_test_app_with(plugin, |app| {
         if backend == Backend::Rapier {
             app.add_plugins((
@@ -206,7 +206,7 @@ struct FieldRun {
 }
 
 fn cross_pillar_field(backend: Backend, avoidance: ObstacleAvoidance) -> FieldRun {
-    let mut app = obstacle_app(FlockingPlugin::default().planar(), backend);
+    let mut app = obstacle_app(FlockingPlugins::default().planar(), backend);
     app.world_mut().resource_mut::<FlockingConfig>().avoidance = avoidance;
     // Pillars of radius 1.5 in staggered rows across the way, 8 apart.
     for (column, x) in (-20..=20).step_by(8).enumerate() {
@@ -306,7 +306,7 @@ fn held_avoidance(backend: Backend) {
 for_both_backends!(thin_wall: a_fast_agent_does_not_tunnel_through_a_thin_wall, a_fast_agent_does_not_tunnel_through_a_thin_rapier_wall);
 
 fn thin_wall(backend: Backend) {
-    let mut app = obstacle_app(FlockingPlugin::default(), backend);
+    let mut app = obstacle_app(FlockingPlugins::default(), backend);
     tune_default_flock(
         &mut app,
         FlockTuning {
@@ -360,7 +360,7 @@ fn thin_wall(backend: Backend) {
 for_both_backends!(spawned_inside: an_agent_spawned_inside_an_obstacle_gets_out_calmly, an_agent_spawned_inside_a_collider_gets_out_calmly);
 
 fn spawned_inside(backend: Backend) {
-    let mut app = obstacle_app(FlockingPlugin::default(), backend);
+    let mut app = obstacle_app(FlockingPlugins::default(), backend);
     spawn_solid(&mut app, backend, sphere(0.0, 0.0, 0.0, 3.0));
     settle(&mut app);
     let agent = app
@@ -379,7 +379,7 @@ fn spawned_inside(backend: Backend) {
 for_both_backends!(solids_in_3d: agents_keep_out_of_walls_boxes_and_half_spaces_in_3d, agents_keep_out_of_rapier_boxes_capsules_and_half_spaces_in_3d);
 
 fn solids_in_3d(backend: Backend) {
-    let mut app = obstacle_app(FlockingPlugin::default(), backend);
+    let mut app = obstacle_app(FlockingPlugins::default(), backend);
     let solids = [
         Shape::HalfSpace {
             point: Vec3::new(0.0, -5.0, 0.0),
@@ -419,7 +419,7 @@ fn solids_in_3d(backend: Backend) {
 
 #[test]
 fn degenerate_obstacles_are_ignored_without_a_panic() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     for obstacle in [
         Obstacle::Sphere { radius: -1.0 },
         Obstacle::Sphere { radius: f32::NAN },
@@ -453,7 +453,7 @@ fn degenerate_obstacles_are_ignored_without_a_panic() {
 for_both_backends!(corridor: a_crowd_streams_down_a_corridor_without_touching_its_walls, a_crowd_streams_down_a_corridor_of_colliders);
 
 fn corridor(backend: Backend) {
-    let mut app = obstacle_app(FlockingPlugin::default().planar(), backend);
+    let mut app = obstacle_app(FlockingPlugins::default().planar(), backend);
     // A corridor 6 wide and 60 long between two boxes, with a pillar halfway down it.
     for y in [-4.0, 4.0] {
         spawn_solid(
@@ -511,14 +511,14 @@ fn rapier_wall() -> impl Bundle {
 #[test]
 fn rapier_colliders_are_obstacles_when_marked_or_in_the_chosen_groups() {
     // Unmarked, with the default filter: not an obstacle, the agent flies through.
-    let mut app = obstacle_app(FlockingPlugin::default(), Backend::Rapier);
+    let mut app = obstacle_app(FlockingPlugins::default(), Backend::Rapier);
     app.world_mut().spawn(rapier_wall());
     settle(&mut app);
     let x = run_at_a_wall(&mut app);
     assert!(x > 30.0, "an unmarked collider stopped the agent at {x}");
 
     // Marked: stopped short of it.
-    let mut app = obstacle_app(FlockingPlugin::default(), Backend::Rapier);
+    let mut app = obstacle_app(FlockingPlugins::default(), Backend::Rapier);
     app.world_mut().spawn((rapier_wall(), Obstacle::Collider));
     settle(&mut app);
     let x = run_at_a_wall(&mut app);
@@ -526,7 +526,7 @@ fn rapier_colliders_are_obstacles_when_marked_or_in_the_chosen_groups() {
 
     // Chosen by group, unmarked: stopped; a filter on another group: through.
     for (filter, blocks) in [(Group::GROUP_2, true), (Group::GROUP_3, false)] {
-        let mut app = create_test_app_with(FlockingPlugin::default(), |app| {
+        let mut app = create_test_app_with(FlockingPlugins::default(), |app| {
             app.add_plugins((
                 RapierPhysicsPlugin::<NoUserData>::default(),
                 FlockRapierPlugin {
@@ -543,7 +543,7 @@ fn rapier_colliders_are_obstacles_when_marked_or_in_the_chosen_groups() {
 
 #[test]
 fn built_in_shapes_and_rapier_colliders_work_together() {
-    let mut app = obstacle_app(FlockingPlugin::default(), Backend::Rapier);
+    let mut app = obstacle_app(FlockingPlugins::default(), Backend::Rapier);
     // A built-in floor under a rapier box the agents are aimed through.
     spawn_solid(
         &mut app,
@@ -578,7 +578,7 @@ fn built_in_shapes_and_rapier_colliders_work_together() {
 #[test]
 fn without_a_physics_world_the_rapier_backend_steps_aside() {
     // The backend without rapier's plugin: a warning, and agents fly on.
-    let mut app = create_test_app_with(FlockingPlugin::default(), |app| {
+    let mut app = create_test_app_with(FlockingPlugins::default(), |app| {
         app.add_plugins(FlockRapierPlugin::default());
     });
     app.world_mut().spawn((
@@ -590,7 +590,7 @@ fn without_a_physics_world_the_rapier_backend_steps_aside() {
     assert!(x > 30.0, "{x}");
 
     // A collider obstacle without the backend: ignored with a warning, no panic.
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     app.world_mut().spawn((
         Collider::ball(2.0),
         Obstacle::Collider,
@@ -606,7 +606,7 @@ for_both_backends!(wall_detour: an_agent_walks_round_a_wall_to_a_target_behind_i
 /// into the wall; the fan finds the way along it, and a cast that starts in contact with the
 /// wall does not block the ways out of that contact.
 fn wall_detour(backend: Backend) {
-    let mut app = obstacle_app(FlockingPlugin::default().planar(), backend);
+    let mut app = obstacle_app(FlockingPlugins::default().planar(), backend);
     spawn_solid(
         &mut app,
         backend,

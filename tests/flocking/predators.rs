@@ -8,7 +8,7 @@ use crate::support::*;
 
 /// An app on the plane whose default flock only flees.
 fn fleeing_app() -> App {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     tune_default_flock(
         &mut app,
         FlockTuning {
@@ -75,7 +75,7 @@ struct Mover;
 /// Seconds until an agent aiming at a quarry crossing its path with `target` comes within 1
 /// of it.
 fn catch_time(target: impl Fn(Entity) -> Target) -> f32 {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     app.add_systems(FixedUpdate, move_movers.in_set(FlockingSystems::First));
     tune_default_flock(
         &mut app,

@@ -32,7 +32,7 @@ fn asset_folder(test: &str) -> PathBuf {
 
 /// A test app that loads assets from `folder`, watching it for changes, with presets.
 fn preset_app(folder: &Path) -> App {
-    create_test_app_with(FlockingPlugin::default(), |app| {
+    create_test_app_with(FlockingPlugins::default(), |app| {
         app.add_plugins((
             AssetPlugin {
                 file_path: folder.to_string_lossy().into_owned(),

@@ -61,7 +61,7 @@ fn check_queries(
 
 #[test]
 fn spatial_queries_match_brute_force() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let flocks = [
         spawn_flock(&mut app, FlockTuning::default()),
         spawn_flock(&mut app, FlockTuning::default()),
@@ -92,7 +92,7 @@ fn spatial_queries_match_brute_force() {
 #[test]
 fn the_chunked_force_pass_gives_the_serial_result() {
     let run = |chunk: usize| {
-        let mut app = create_test_app(FlockingPlugin::default());
+        let mut app = create_test_app(FlockingPlugins::default());
         app.world_mut()
             .resource_mut::<FlockingConfig>()
             .parallel_chunk_size = chunk;

@@ -36,7 +36,7 @@ fn wrap_box() -> Boundary {
 
 #[test]
 fn zero_weights_keep_random_headings_disordered() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     tune_default_flock(
         &mut app,
         FlockTuning {
@@ -58,7 +58,7 @@ fn zero_weights_keep_random_headings_disordered() {
 
 #[test]
 fn alignment_alone_orders_the_flock() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     tune_default_flock(
         &mut app,
         FlockTuning {
@@ -84,7 +84,7 @@ fn alignment_alone_orders_the_flock() {
 
 /// The closest any two agents of a tight, cohesive group come over the last second.
 fn closest_approach(separation: f32) -> f32 {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     tune_default_flock(
         &mut app,
         FlockTuning {
@@ -124,7 +124,7 @@ fn separation_keeps_a_minimum_distance() {
 #[test]
 fn cohesion_gathers_a_spread_group() {
     let run = |cohesion: f32| {
-        let mut app = create_test_app(FlockingPlugin::default());
+        let mut app = create_test_app(FlockingPlugins::default());
         tune_default_flock(
             &mut app,
             FlockTuning {
@@ -156,7 +156,7 @@ fn cohesion_gathers_a_spread_group() {
 
 #[test]
 fn seek_and_arrive_reach_the_target_and_settle() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let goal = Vec3::new(20.0, 5.0, -12.0);
     let agent = app
         .world_mut()
@@ -188,7 +188,7 @@ fn seek_and_arrive_reach_the_target_and_settle() {
 
 #[test]
 fn a_followed_entity_drags_its_followers() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     let leader = app
         .world_mut()
         .spawn(Transform::from_xyz(30.0, 0.0, 0.0))
@@ -207,7 +207,7 @@ fn a_narrow_field_of_view_ignores_the_agent_behind() {
     // A heads +X; B sits right behind it, heading +Y. With alignment only, A turns toward
     // B's heading if and only if it can see B.
     let turn_of_front_agent = |field_of_view: f32| {
-        let mut app = create_test_app(FlockingPlugin::default());
+        let mut app = create_test_app(FlockingPlugins::default());
         tune_default_flock(
             &mut app,
             FlockTuning {
@@ -244,7 +244,7 @@ fn a_narrow_field_of_view_ignores_the_agent_behind() {
 
 #[test]
 fn speed_stays_within_limits() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     tune_default_flock(
         &mut app,
         FlockTuning {
@@ -270,7 +270,7 @@ fn speed_stays_within_limits() {
 /// Order parameter over the second half of `steps` ticks of [`FlockTuning::vicsek`] with 400
 /// agents in Vicsek et al.'s periodic 10 x 10 box (density 4), on the plane.
 fn vicsek_order(eta: f32, steps: u32) -> f32 {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_test_app(FlockingPlugins::default().planar());
     let tick = app
         .world()
         .resource::<Time<Fixed>>()

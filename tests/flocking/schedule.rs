@@ -18,7 +18,7 @@ struct Seen {
 
 #[test]
 fn hooks_see_the_documented_state_and_forces_can_be_added() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     tune_default_flock(
         &mut app,
         FlockTuning {
@@ -68,7 +68,7 @@ fn hooks_see_the_documented_state_and_forces_can_be_added() {
 
 #[test]
 fn metrics_are_published_as_diagnostics() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    let mut app = create_test_app(FlockingPlugins::default());
     for i in 0..10 {
         app.world_mut().spawn((
             Agent,
@@ -90,7 +90,8 @@ fn metrics_are_published_as_diagnostics() {
 
 #[test]
 fn the_plugin_systems_have_no_ambiguous_order() {
-    let mut app = create_test_app(FlockingPlugin::default());
+    // Every plugin of the group and the opt-in ones.
+    let mut app = create_squads_test_app(FlockingPlugins::default());
     app.edit_schedule(FixedUpdate, |schedule| {
         schedule.set_build_settings(ScheduleBuildSettings {
             ambiguity_detection: LogLevel::Error,

@@ -24,7 +24,7 @@ fn spawn_unit(app: &mut App, at: Vec3, weapon_range: Option<f32>, enemy: Entity)
 
 #[test]
 fn melee_ranged_and_support_units_hold_their_standoffs_from_an_enemy() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_squads_test_app(FlockingPlugins::default().planar());
     tune_default_flock(
         &mut app,
         FlockTuning {
@@ -136,7 +136,7 @@ fn standoff_distances_follow_seed_003s_three_cases() {
 
 #[test]
 fn a_unit_on_its_way_engages_an_enemy_in_sight_then_goes_on() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_squads_test_app(FlockingPlugins::default().planar());
     tune_default_flock(
         &mut app,
         FlockTuning {

@@ -13,13 +13,20 @@ pub struct Ticks(pub u32);
 #[derive(Resource, Default)]
 pub struct Corrections(pub Vec<InputCorrected>);
 
-/// `MinimalPlugins`, transforms and the plugin; every `update` runs exactly one fixed tick.
-pub fn create_test_app(plugin: FlockingPlugin) -> App {
+/// `MinimalPlugins`, transforms and the plugins; every `update` runs exactly one fixed tick.
+pub fn create_test_app(plugin: FlockingPlugins) -> App {
     create_test_app_with(plugin, |_| {})
 }
 
+/// [`create_test_app`] with RTS movement: squads, destinations and terrain.
+pub fn create_squads_test_app(plugin: FlockingPlugins) -> App {
+    create_test_app_with(plugin, |app| {
+        app.add_plugins((SquadsPlugin, TerrainPlugin));
+    })
+}
+
 /// [`create_test_app`], with `install` adding more plugins before the app is finished.
-pub fn create_test_app_with(plugin: FlockingPlugin, install: impl FnOnce(&mut App)) -> App {
+pub fn create_test_app_with(plugin: FlockingPlugins, install: impl FnOnce(&mut App)) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, TransformPlugin, plugin));
     install(&mut app);
@@ -168,7 +175,7 @@ pub struct Meeting {
 /// Two agents start 40 apart, `lateral` off each other's line, each seeking a point beyond the
 /// other's start at speed 5, each in its own flock with `tuning` (so only separation and
 /// collision avoidance act between them), for 12 seconds.
-pub fn meet(plugin: FlockingPlugin, lateral: Vec3, tuning: FlockTuning) -> Meeting {
+pub fn meet(plugin: FlockingPlugins, lateral: Vec3, tuning: FlockTuning) -> Meeting {
     let mut app = create_test_app(plugin);
     let starts = [
         Vec3::new(-20.0, 0.0, 0.0),

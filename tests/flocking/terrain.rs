@@ -7,31 +7,6 @@ use bevy_flock::{Formation, PlannedPath, PotentialField, SteeringState};
 
 use crate::support::*;
 
-/// A squad's tuning: seek the waypoints, keep apart, a little cohesion.
-fn squad_tuning() -> FlockTuning {
-    FlockTuning {
-        weights: FlockWeights {
-            separation: 1.8,
-            alignment: 0.3,
-            cohesion: 0.2,
-            target: 1.0,
-            ..no_weights()
-        },
-        limits: SteeringLimits {
-            max_speed: 4.0,
-            max_force: 8.0,
-            arrival_radius: 2.0,
-            ..default()
-        },
-        perception: Perception {
-            neighbour_radius: 3.0,
-            separation_radius: 0.9,
-            ..default()
-        },
-        ..default()
-    }
-}
-
 /// Spawns `n` units in a row from `first`, one tile apart along X, each sent to `goal`.
 fn spawn_units(app: &mut App, n: usize, first: Vec3, goal: Vec3) -> Vec<Entity> {
     (0..n)
@@ -81,9 +56,9 @@ fn assert_off_walls(app: &App, units: &[Entity], tick: u32) {
 /// A planar app with the [`maze`] and a squad of nine units at its start, sent as one to
 /// `goal` with `steering` besides on the squad; returns the app, the squad and its units.
 fn squad_in_maze(goal: Vec3, steering: impl Bundle) -> (App, Entity, Vec<Entity>) {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_squads_test_app(FlockingPlugins::default().planar());
     app.insert_resource(maze());
-    let squad = spawn_flock(&mut app, squad_tuning());
+    let squad = spawn_flock(&mut app, FlockTuning::squad());
     app.world_mut()
         .entity_mut(squad)
         .insert((Destination(goal), steering));
@@ -139,8 +114,8 @@ fn maze() -> Terrain {
 
 #[test]
 fn a_squad_crosses_a_maze_without_setting_foot_on_a_wall() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
-    tune_default_flock(&mut app, squad_tuning());
+    let mut app = create_squads_test_app(FlockingPlugins::default().planar());
+    tune_default_flock(&mut app, FlockTuning::squad());
     app.insert_resource(maze());
     let goal = Vec3::new(13.5, 1.5, 0.0);
     let units = spawn_units(&mut app, 6, Vec3::new(1.5, 8.5, 0.0), goal);
@@ -164,8 +139,8 @@ fn a_squad_crosses_a_maze_without_setting_foot_on_a_wall() {
 
 #[test]
 fn units_replan_when_a_wall_rises_across_their_way() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
-    tune_default_flock(&mut app, squad_tuning());
+    let mut app = create_squads_test_app(FlockingPlugins::default().planar());
+    tune_default_flock(&mut app, FlockTuning::squad());
     app.insert_resource(Terrain::new(Vec2::ZERO, 1.0, UVec2::new(24, 12)));
     let goal = Vec3::new(21.5, 4.5, 0.0);
     let units = spawn_units(&mut app, 3, Vec3::new(1.5, 4.5, 0.0), goal);
@@ -205,7 +180,7 @@ fn units_replan_when_a_wall_rises_across_their_way() {
 
 #[test]
 fn a_walled_in_destination_leaves_the_unit_where_it_is() {
-    let mut app = create_test_app(FlockingPlugin::default().planar());
+    let mut app = create_squads_test_app(FlockingPlugins::default().planar());
     app.insert_resource(Terrain::from_rows(
         Vec2::ZERO,
         1.0,

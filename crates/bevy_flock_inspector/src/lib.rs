@@ -8,7 +8,7 @@
 //! use bevy_flock_plugin::prelude::*;
 //!
 //! App::new()
-//!     .add_plugins((DefaultPlugins, FlockingPlugin::default(), FlockInspectorPlugin))
+//!     .add_plugins((DefaultPlugins, FlockingPlugins::default(), FlockInspectorPlugin))
 //!     .run();
 //! ```
 //!

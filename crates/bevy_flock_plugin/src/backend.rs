@@ -8,7 +8,9 @@ use bevy::platform::collections::HashSet;
 use bevy::prelude::*;
 use flock_core::ObstacleQuery;
 
-use crate::{FlockingSystems, diagnostics, simulation};
+use crate::FlockingSystems;
+use crate::plugin::Step;
+use crate::step;
 
 /// Obstacles beyond the built-in [`Obstacle`](crate::Obstacle) shapes, read from the world each
 /// tick: what a physics backend implements (`bevy_flock_rapier` casts against bevy_rapier3d
@@ -45,11 +47,12 @@ impl ObstacleBackend for BuiltInObstacles {
 /// Installs obstacle backends on an [`App`].
 pub trait ObstacleBackendAppExt {
     /// Makes `B` the obstacle backend of the flocking systems. Call after adding
-    /// [`FlockingPlugin`](crate::FlockingPlugin).
+    /// [`FlockingPlugins`](crate::FlockingPlugins).
     ///
     /// # Panics
     ///
-    /// Without [`FlockingPlugin`](crate::FlockingPlugin): there is nothing to plug into.
+    /// Without [`FlockingPlugin`](crate::FlockingPlugin) (the core of
+    /// [`FlockingPlugins`](crate::FlockingPlugins)): there is nothing to plug into.
     fn set_obstacle_backend<B: ObstacleBackend>(&mut self) -> &mut Self;
 }
 
@@ -57,7 +60,7 @@ impl ObstacleBackendAppExt for App {
     fn set_obstacle_backend<B: ObstacleBackend>(&mut self) -> &mut Self {
         let Some(mut backends) = self.world_mut().get_resource_mut::<ObstacleBackends>() else {
             panic!(
-                "bevy_flock: add FlockingPlugin before setting the obstacle backend {}",
+                "bevy_flock: add FlockingPlugins before setting the obstacle backend {}",
                 type_name::<B>()
             );
         };
@@ -99,13 +102,12 @@ fn add_backend_systems<B: ObstacleBackend>(app: &mut App, schedule: InternedSche
     app.add_systems(
         schedule,
         (
-            simulation::avoid_obstacles::<B>
+            step::avoid_obstacles::<B>
                 .run_if(is_active::<B>)
                 .in_set(FlockingSystems::Avoidance),
-            simulation::integrate::<B>
+            step::integrate::<B>
                 .run_if(is_active::<B>)
-                .in_set(FlockingSystems::Integration)
-                .before(diagnostics::publish_metrics),
+                .in_set(Step::Integrate),
         ),
     );
 }

@@ -3,7 +3,7 @@
 
 use core::time::Duration;
 
-use bevy::diagnostic::{DiagnosticPath, Diagnostics};
+use bevy::diagnostic::{Diagnostic, DiagnosticPath, Diagnostics, RegisterDiagnostic};
 use bevy::ecs::entity::Entities;
 use bevy::ecs::system::SystemParam;
 use bevy::platform::collections::HashSet;
@@ -11,6 +11,23 @@ use bevy::prelude::*;
 use flock_core::Correction;
 
 use crate::FlockSimulation;
+use crate::plugin::{FlockingSchedule, Step};
+
+/// Publishes [`FlockMetrics`] and the Bevy diagnostics of this module after each tick's
+/// integration (a member of [`FlockingPlugins`](crate::FlockingPlugins)).
+pub struct FlockDiagnosticsPlugin;
+
+impl Plugin for FlockDiagnosticsPlugin {
+    fn build(&self, app: &mut App) {
+        let schedule = FlockingSchedule::of(app, "FlockDiagnosticsPlugin");
+        app.register_type::<FlockMetrics>()
+            .init_resource::<FlockMetrics>()
+            .add_systems(schedule, publish_metrics.in_set(Step::Metrics));
+        for path in PATHS {
+            app.register_diagnostic(Diagnostic::new(path.clone()));
+        }
+    }
+}
 
 /// Diagnostic: polarisation (order parameter), 0 for random headings, 1 for all alike.
 pub const POLARISATION: DiagnosticPath = DiagnosticPath::const_new("bevy_flock/polarisation");
@@ -24,7 +41,7 @@ pub const AGENT_COUNT: DiagnosticPath = DiagnosticPath::const_new("bevy_flock/ag
 /// Diagnostic: wall time of one tick of the plugin's systems, in milliseconds.
 pub const STEP_TIME: DiagnosticPath = DiagnosticPath::const_new("bevy_flock/step_time_ms");
 
-pub(crate) const PATHS: [&DiagnosticPath; 5] = [
+const PATHS: [&DiagnosticPath; 5] = [
     &POLARISATION,
     &MEAN_NEIGHBOURS,
     &NEAREST_NEIGHBOUR_DISTANCE,
@@ -54,7 +71,7 @@ pub struct FlockMetrics {
     pub step_time: Duration,
 }
 
-pub(crate) fn publish_metrics(
+fn publish_metrics(
     sim: Res<FlockSimulation>,
     mut metrics: ResMut<FlockMetrics>,
     mut diagnostics: Diagnostics,

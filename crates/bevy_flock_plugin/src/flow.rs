@@ -1,6 +1,61 @@
 //! Flow fields: a grid of directions a flock steers along.
 
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
+
+use crate::Flock;
+use crate::diagnostics::Reporter;
+use crate::plugin::{FlockingSchedule, Step};
+use crate::simulation::FlockSimulation;
+
+/// Feeds every agent of a flock with a [`FlowField`] the field's flow at its position, each
+/// tick (a member of [`FlockingPlugins`](crate::FlockingPlugins)).
+pub struct FlowFieldsPlugin;
+
+impl Plugin for FlowFieldsPlugin {
+    fn build(&self, app: &mut App) {
+        let schedule = FlockingSchedule::of(app, "FlowFieldsPlugin");
+        app.register_type::<FlowField>()
+            .add_systems(schedule, feed_flows.in_set(Step::CopyFlows));
+    }
+}
+
+/// Samples each flock's [`FlowField`] at its agents' positions and hands the flows to the
+/// kernel; a field with a bad cell size or origin is reported once and ignored.
+fn feed_flows(
+    mut sim: ResMut<FlockSimulation>,
+    fields: Query<(Entity, &FlowField), With<Flock>>,
+    mut reporter: Reporter,
+) {
+    if fields.is_empty() {
+        return;
+    }
+    let started = Instant::now();
+    // By flock number: the flock's field, if it has a usable one.
+    let mut by_number: Vec<Option<&FlowField>> = vec![None; sim.flock_entities.len()];
+    for (entity, field) in &fields {
+        let Some(entry) = sim.flocks.get(&entity) else {
+            continue;
+        };
+        if field.is_valid() {
+            by_number[entry.number as usize] = Some(field);
+        } else {
+            reporter.warn_once(
+                entity,
+                "flow field",
+                "has a flow field with a cell size that is not positive and finite, or a non-finite origin; its agents ignore it",
+            );
+        }
+    }
+    let crowd = sim.crowd_mut();
+    for i in 0..crowd.len() {
+        let field = by_number.get(crowd.flock(i) as usize).copied().flatten();
+        if let Some(flow) = field.and_then(|f| f.sample(crowd.position(i))) {
+            crowd.set_flow(i, flow);
+        }
+    }
+    sim.step_time += started.elapsed();
+}
 
 /// A grid of flow vectors over a box of the world, which the members of the flock it is on
 /// steer along (weighted by [`FlockWeights::flow`](crate::FlockWeights)): each tick an agent

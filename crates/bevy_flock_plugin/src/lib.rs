@@ -1,4 +1,4 @@
-//! The Bevy ECS layer of `bevy_flock`: components, [`FlockingPlugin`], its system sets and
+//! The Bevy ECS layer of `bevy_flock`: components, [`FlockingPlugins`], their system sets and
 //! diagnostics, over the engine-agnostic [`flock_core`] kernel.
 //!
 //! Most users depend on the `bevy_flock` facade crate instead; its documentation has the
@@ -7,15 +7,19 @@
 pub mod backend;
 mod components;
 pub mod diagnostics;
+mod extract;
 mod flow;
 #[cfg(feature = "bevy_gizmos")]
 mod gizmos;
+mod obstacles;
 mod plugin;
 #[cfg(feature = "presets")]
 pub mod presets;
 mod simulation;
 mod squads;
 mod states;
+mod step;
+#[cfg(feature = "pathfinding")]
 mod terrain;
 
 pub use backend::{BuiltInObstacles, ObstacleBackend, ObstacleBackendAppExt};
@@ -23,17 +27,22 @@ pub use components::{
     Agent, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock, LeaderLost, Obstacle, Predator,
     SteeringState, Target, TargetReached, Velocity,
 };
-pub use diagnostics::{FlockMetrics, InputCorrected, ReportedInput};
-pub use flow::FlowField;
+pub use diagnostics::{FlockDiagnosticsPlugin, FlockMetrics, InputCorrected, ReportedInput};
+pub use flow::{FlowField, FlowFieldsPlugin};
 #[cfg(feature = "bevy_gizmos")]
 pub use gizmos::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
-pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingSystems};
+pub use obstacles::BuiltInObstaclesPlugin;
+pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingPlugins, FlockingSystems};
 #[cfg(feature = "presets")]
 pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
 pub use simulation::{FlockSimulation, NearbyAgent};
-pub use squads::{Combatant, Formation, PotentialField, SUPPORT_MARGIN, UNARMED_MARGIN};
-pub use states::BehaviourStates;
-pub use terrain::{Destination, LARGEST_TERRAIN, PlannedPath, Terrain, TerrainTooLarge};
+pub use squads::{
+    Combatant, Destination, Formation, PlannedPath, PotentialField, SUPPORT_MARGIN, SquadsPlugin,
+    UNARMED_MARGIN,
+};
+pub use states::{BehaviourStates, BehaviourStatesPlugin};
+#[cfg(feature = "pathfinding")]
+pub use terrain::{LARGEST_TERRAIN, Terrain, TerrainPlugin, TerrainTooLarge};
 // The tuning types: defined (with their defaults, checks and docs) once, in the kernel, and
 // used here as components.
 pub use flock_core::{
@@ -46,12 +55,15 @@ pub mod prelude {
     pub use crate::{
         Agent, BehaviourStates, BlendMode, Boundary, Combatant, DefaultFlock, Destination,
         DetailFocus, Flock, FlockMetrics, FlockSimulation, FlockTuning, FlockWeights,
-        FlockingConfig, FlockingPlugin, FlockingSystems, FlowField, FollowLeader, Formation,
+        FlockingConfig, FlockingPlugins, FlockingSystems, FlowField, FollowLeader, Formation,
         InFlock, LeaderLost, LevelOfDetail, NearbyAgent, Obstacle, ObstacleAvoidance, Perception,
-        Predator, RuleStyle, SteeringLimits, Target, TargetReached, Terrain, Velocity,
+        PotentialField, Predator, RuleStyle, SquadsPlugin, SteeringLimits, Target, TargetReached,
+        Velocity,
     };
     #[cfg(feature = "bevy_gizmos")]
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
     #[cfg(feature = "presets")]
     pub use crate::{FlockPreset, FlockPresetsPlugin, UsePreset};
+    #[cfg(feature = "pathfinding")]
+    pub use crate::{Terrain, TerrainPlugin};
 }

@@ -1,20 +1,34 @@
-//! [`FlockingPlugin`], its system sets and settings.
+//! [`FlockingPlugins`], the core [`FlockingPlugin`], the system sets and the settings.
 
 use core::time::Duration;
 
-use bevy::diagnostic::{Diagnostic, RegisterDiagnostic};
+use bevy::app::PluginGroupBuilder;
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 use flock_core::Space;
 
-use crate::backend;
-use crate::diagnostics::{self, FlockMetrics, InputCorrected};
-use crate::simulation::{self, FlockSimulation};
-use crate::*;
+use crate::diagnostics::{self, FlockDiagnosticsPlugin, InputCorrected, ReportedInput};
+use crate::simulation::FlockSimulation;
+use crate::{
+    Agent, BehaviourStatesPlugin, BuiltInObstaclesPlugin, DetailFocus, Flock, FlockMembers,
+    FlowFieldsPlugin, FollowLeader, InFlock, Predator, SteeringState, Target, Velocity,
+};
+use crate::{
+    BlendMode, Boundary, FlockTuning, FlockWeights, LevelOfDetail, ObstacleAvoidance, Perception,
+    RuleStyle, SteeringLimits,
+};
+use crate::{backend, extract, step};
 
-/// Adds flocking: registers the components, creates the [`DefaultFlock`], and runs the
-/// [`FlockingSystems`] in its schedule ([`FixedUpdate`] unless set with
-/// [`in_schedule`](Self::in_schedule)).
+/// Everything a flocking game needs, as one group: the core [`FlockingPlugin`], the built-in
+/// obstacles ([`BuiltInObstaclesPlugin`]), behaviour states ([`BehaviourStatesPlugin`]), flow
+/// fields ([`FlowFieldsPlugin`]) and the metrics and diagnostics
+/// ([`FlockDiagnosticsPlugin`]). RTS movement is opt in: add
+/// [`SquadsPlugin`](crate::SquadsPlugin) for destinations, formations and combatants, and
+/// (with the `pathfinding` feature) `TerrainPlugin` for tile maps and A* paths. Any member can
+/// be left out with [`PluginGroupBuilder::disable`].
+///
+/// The systems run in [`FixedUpdate`] unless set with [`in_schedule`](Self::in_schedule), in
+/// the chained [`FlockingSystems`] sets.
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -22,8 +36,52 @@ use crate::*;
 ///
 /// App::new()
 ///     .add_plugins(MinimalPlugins)
-///     .add_plugins(FlockingPlugin::default().planar());
+///     .add_plugins(FlockingPlugins::default().planar());
 /// ```
+#[derive(Debug, Clone, Default)]
+pub struct FlockingPlugins {
+    core: FlockingPlugin,
+}
+
+impl FlockingPlugins {
+    /// Runs the flocking systems in `schedule` instead of [`FixedUpdate`]. In a variable-rate
+    /// schedule such as [`Update`], long frames are cut to
+    /// [`FlockingConfig::max_timestep`].
+    #[must_use]
+    pub fn in_schedule(self, schedule: impl ScheduleLabel) -> Self {
+        Self {
+            core: self.core.in_schedule(schedule),
+        }
+    }
+
+    /// Keeps agents on the XY plane (z = 0) and turns them about Z so that their local `+X`
+    /// faces their velocity: the mode for 2D games.
+    #[must_use]
+    pub fn planar(self) -> Self {
+        Self {
+            core: self.core.planar(),
+        }
+    }
+}
+
+impl PluginGroup for FlockingPlugins {
+    fn build(self) -> PluginGroupBuilder {
+        PluginGroupBuilder::start::<Self>()
+            .add(self.core)
+            .add(BuiltInObstaclesPlugin)
+            .add(BehaviourStatesPlugin)
+            .add(FlowFieldsPlugin)
+            .add(FlockDiagnosticsPlugin)
+    }
+}
+
+/// The core of [`FlockingPlugins`]: registers the agent, flock and tuning components, creates
+/// the [`DefaultFlock`], and runs the tick in the chained [`FlockingSystems`] sets of its
+/// schedule: agents and flocks copied into the [`FlockSimulation`], the neighbour grid, the
+/// steering forces, obstacle avoidance through the [`ObstacleBackend`](crate::ObstacleBackend),
+/// integration, and the write-back of [`Transform`], [`Velocity`] and [`SteeringState`].
+/// The other plugins of the group, and [`SquadsPlugin`](crate::SquadsPlugin), plug into it and
+/// must be added after it.
 #[derive(Debug, Clone)]
 pub struct FlockingPlugin {
     schedule: InternedScheduleLabel,
@@ -40,17 +98,14 @@ impl Default for FlockingPlugin {
 }
 
 impl FlockingPlugin {
-    /// Runs the flocking systems in `schedule` instead of [`FixedUpdate`]. In a variable-rate
-    /// schedule such as [`Update`], long frames are cut to
-    /// [`FlockingConfig::max_timestep`].
+    /// Runs the flocking systems in `schedule` instead of [`FixedUpdate`].
     #[must_use]
     pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {
         self.schedule = schedule.intern();
         self
     }
 
-    /// Keeps agents on the XY plane (z = 0) and turns them about Z so that their local `+X`
-    /// faces their velocity: the mode for 2D games.
+    /// Keeps agents on the XY plane: see [`FlockingPlugins::planar`].
     #[must_use]
     pub fn planar(mut self) -> Self {
         self.space = Space::Planar;
@@ -64,22 +119,89 @@ impl FlockingPlugin {
 pub enum FlockingSystems {
     /// Hook, runs first: change tuning, targets or velocities here for this tick.
     First,
-    /// Applies switched [`BehaviourStates`], copies every agent's state and tuning into the
-    /// [`FlockSimulation`] buffers (with leaders and flow fields) and rebuilds the neighbour
-    /// grid. Positions in the simulation are this tick's from here on.
+    /// Gets agents ready for this tick's copy: replaces a despawned [`DefaultFlock`], writes
+    /// switched [`BehaviourStates`](crate::BehaviourStates) into the weights, and (with
+    /// [`SquadsPlugin`](crate::SquadsPlugin)) gives squad members their formation places and
+    /// moves every agent with a [`Destination`](crate::Destination) along its path (its
+    /// [`Target`] is the next waypoint). Set targets of your own before this set ends.
+    Prepare,
+    /// Copies every flock's and agent's tuning and state into the [`FlockSimulation`] buffers,
+    /// with leaders, predators, flow fields, standoffs and obstacles, and rebuilds the
+    /// neighbour grid. Positions in the simulation are this tick's from here on, and the
+    /// spatial queries answer.
     NeighbourLookup,
-    /// Computes each agent's flocking, target and wall forces. After it, read or add to the
-    /// forces with [`FlockSimulation::force`] and [`FlockSimulation::add_force`].
+    /// Computes each agent's steering force from its rules (and, for a
+    /// [`PotentialField`](crate::PotentialField) squad, its field). After it, read or add to
+    /// the forces with [`FlockSimulation::force`] and [`FlockSimulation::add_force`].
     ForceAccumulation,
-    /// Obstacle avoidance steers agents around [`Obstacle`]s here, taking what it needs of
-    /// each agent's max force before the flocking forces. Add forces of your own (wind,
-    /// currents) here or after it: they are added to the total either way.
+    /// Obstacle avoidance steers agents around [`Obstacle`](crate::Obstacle)s and physics
+    /// colliders here, taking what it needs of each agent's max force before the flocking
+    /// forces. Add forces of your own (wind, currents) here or after it: they are added to the
+    /// total either way.
     Avoidance,
     /// Limits force and speed, moves the agents and writes [`Velocity`], [`Transform`] and
-    /// [`SteeringState`] back, then updates [`FlockMetrics`] and the diagnostics.
+    /// [`SteeringState`] back (sending [`TargetReached`](crate::TargetReached)), then updates
+    /// [`FlockMetrics`](crate::FlockMetrics) and the diagnostics.
     Integration,
-    /// Hook, runs last: read the moved agents and this tick's [`FlockMetrics`].
+    /// Hook, runs last: read the moved agents and this tick's metrics. The plugin forgets here
+    /// the reports of despawned entities.
     Last,
+}
+
+/// The steps inside the stages, chained, for the group's plugins to order their systems by:
+/// each plugin's systems go in their own step, so that no two touch the simulation in an
+/// order left to chance.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Step {
+    /// Prepare: the default flock kept, behaviour states switched.
+    Flocks,
+    /// Prepare: squad members given their formation places.
+    Formations,
+    /// Prepare: agents with a destination moved along their paths.
+    Paths,
+    /// Neighbour lookup: the flocks' tunings and the agents pushed into the kernel.
+    CopyAgents,
+    /// Neighbour lookup: followers given their leaders.
+    CopyLeaders,
+    /// Neighbour lookup: predators handed over as threats.
+    CopyPredators,
+    /// Neighbour lookup: flow fields sampled for their flocks' agents.
+    CopyFlows,
+    /// Neighbour lookup: combatants' standoffs worked out.
+    CopyStandoffs,
+    /// Neighbour lookup: the terrain's walls added to the obstacles.
+    CopyTerrain,
+    /// Neighbour lookup: the built-in obstacles added.
+    CopyObstacles,
+    /// Neighbour lookup: the obstacles applied and the neighbour grid built.
+    BuildIndex,
+    /// Force accumulation: the force pass.
+    Forces,
+    /// Force accumulation: forces that replace the rules' (potential fields).
+    ReplaceForces,
+    /// Integration: the kernel's, through the obstacle backend.
+    Integrate,
+    /// Integration: the moved agents written back to their components.
+    WriteBack,
+    /// Integration: the metrics published.
+    Metrics,
+}
+
+/// The schedule the flocking systems run in, for the group's other plugins.
+pub(crate) struct FlockingSchedule;
+
+impl FlockingSchedule {
+    /// The schedule `app`'s [`FlockingPlugin`] runs in.
+    ///
+    /// # Panics
+    ///
+    /// Without [`FlockingPlugin`]: `plugin` has nothing to plug into.
+    pub(crate) fn of(app: &App, plugin: &str) -> InternedScheduleLabel {
+        match app.world().get_resource::<FlockingConfig>() {
+            Some(config) => config.schedule,
+            None => panic!("bevy_flock: add FlockingPlugins (or FlockingPlugin) before {plugin}"),
+        }
+    }
 }
 
 /// Settings shared by every flock.
@@ -100,7 +222,7 @@ pub struct FlockingConfig {
     /// default split leaves the compute pool a single thread on a 2-core machine, where this
     /// pass then gains nothing; from 4 cores on it has several.
     pub parallel_chunk_size: usize,
-    /// How agents look ahead for [`Obstacle`]s.
+    /// How agents look ahead for obstacles.
     pub avoidance: ObstacleAvoidance,
     /// Seed of the random noise ([`FlockWeights::noise`]) and wander: the same seed, spawn
     /// order and ticks give the same run. Default 0.
@@ -108,9 +230,18 @@ pub struct FlockingConfig {
     /// Level of detail around the [`DetailFocus`] entity (the camera), or `None` (the
     /// default) to update every agent every tick.
     pub level_of_detail: Option<LevelOfDetail>,
-    /// Read-only: 3D or the XY plane, chosen with [`FlockingPlugin::planar`].
+    /// Read-only: 3D or the XY plane, chosen with [`FlockingPlugins::planar`].
     #[reflect(ignore)]
     pub(crate) space: Space,
+    /// Read-only: the schedule the systems run in, chosen with
+    /// [`FlockingPlugins::in_schedule`].
+    #[reflect(ignore, default = "fixed_update")]
+    pub(crate) schedule: InternedScheduleLabel,
+}
+
+/// [`FixedUpdate`], the schedule the systems run in unless set otherwise.
+fn fixed_update() -> InternedScheduleLabel {
+    FixedUpdate.intern()
 }
 
 impl FlockingConfig {
@@ -130,6 +261,7 @@ impl Default for FlockingConfig {
             seed: 0,
             level_of_detail: None,
             space: Space::Volume,
+            schedule: fixed_update(),
         }
     }
 }
@@ -169,20 +301,12 @@ impl Plugin for FlockingPlugin {
             .register_type::<Flock>()
             .register_type::<InFlock>()
             .register_type::<FlockMembers>()
-            .register_type::<Obstacle>()
             .register_type::<Predator>()
             .register_type::<FollowLeader>()
-            .register_type::<FlowField>()
             .register_type::<DetailFocus>()
             .register_type::<LevelOfDetail>()
             .register_type::<BlendMode>()
-            .register_type::<BehaviourStates>()
-            .register_type::<Terrain>()
-            .register_type::<Destination>()
-            .register_type::<PlannedPath>()
-            .register_type::<Formation>()
-            .register_type::<Combatant>()
-            .register_type::<PotentialField>()
+            .register_type::<RuleStyle>()
             .register_type::<FlockWeights>()
             .register_type::<SteeringLimits>()
             .register_type::<Perception>()
@@ -190,15 +314,14 @@ impl Plugin for FlockingPlugin {
             .register_type::<ObstacleAvoidance>()
             .register_type::<FlockTuning>()
             .register_type::<FlockingConfig>()
-            .register_type::<DefaultFlock>()
-            .register_type::<FlockMetrics>();
+            .register_type::<DefaultFlock>();
 
         app.insert_resource(FlockingConfig {
             space: self.space,
+            schedule: self.schedule,
             ..default()
         })
         .insert_resource(FlockSimulation::new(self.space))
-        .init_resource::<FlockMetrics>()
         .init_resource::<ReportedInput>()
         .add_message::<InputCorrected>();
 
@@ -208,47 +331,68 @@ impl Plugin for FlockingPlugin {
             .id();
         app.insert_resource(DefaultFlock(default_flock));
 
-        for path in diagnostics::PATHS {
-            app.register_diagnostic(Diagnostic::new(path.clone()));
-        }
+        self.add_stages(app);
+        backend::install_built_in(app, self.schedule);
+    }
+}
 
+impl FlockingPlugin {
+    /// Chains the stages and their steps, and adds the core's systems to them.
+    fn add_stages(&self, app: &mut App) {
+        use FlockingSystems::*;
         app.configure_sets(
             self.schedule,
             (
-                FlockingSystems::First,
-                FlockingSystems::NeighbourLookup,
-                FlockingSystems::ForceAccumulation,
-                FlockingSystems::Avoidance,
-                FlockingSystems::Integration,
-                FlockingSystems::Last,
+                First,
+                Prepare,
+                NeighbourLookup,
+                ForceAccumulation,
+                Avoidance,
+                Integration,
+                Last,
             )
                 .chain(),
+        )
+        .configure_sets(
+            self.schedule,
+            (
+                (Step::Flocks, Step::Formations, Step::Paths)
+                    .chain()
+                    .in_set(Prepare),
+                (
+                    Step::CopyAgents,
+                    Step::CopyLeaders,
+                    Step::CopyPredators,
+                    Step::CopyFlows,
+                    Step::CopyStandoffs,
+                    Step::CopyTerrain,
+                    Step::CopyObstacles,
+                    Step::BuildIndex,
+                )
+                    .chain()
+                    .in_set(NeighbourLookup),
+                (Step::Forces, Step::ReplaceForces)
+                    .chain()
+                    .in_set(ForceAccumulation),
+                (Step::Integrate, Step::WriteBack, Step::Metrics)
+                    .chain()
+                    .in_set(Integration),
+            ),
         )
         .add_systems(
             self.schedule,
             (
-                (
-                    keep_default_flock,
-                    crate::states::apply_behaviour_states,
-                    crate::squads::assign_formation_places,
-                    crate::terrain::follow_paths,
-                    simulation::extract_agents,
-                    simulation::extract_obstacles,
-                    simulation::extract_predators,
-                    crate::squads::keep_standoff,
-                )
+                keep_default_flock.in_set(Step::Flocks),
+                (extract::extract_flocks, extract::extract_agents)
                     .chain()
-                    .in_set(FlockingSystems::NeighbourLookup),
-                (
-                    simulation::accumulate_forces,
-                    crate::squads::steer_by_potential_field,
-                )
-                    .chain()
-                    .in_set(FlockingSystems::ForceAccumulation),
-                diagnostics::publish_metrics.in_set(FlockingSystems::Integration),
-                diagnostics::forget_despawned.in_set(FlockingSystems::Last),
+                    .in_set(Step::CopyAgents),
+                extract::extract_leaders.in_set(Step::CopyLeaders),
+                extract::extract_predators.in_set(Step::CopyPredators),
+                step::build_index.in_set(Step::BuildIndex),
+                step::accumulate_forces.in_set(Step::Forces),
+                step::write_back.in_set(Step::WriteBack),
+                diagnostics::forget_despawned.in_set(Last),
             ),
         );
-        backend::install_built_in(app, self.schedule);
     }
 }

@@ -2,7 +2,21 @@
 
 use bevy::prelude::*;
 
+use crate::plugin::{FlockingSchedule, Step};
 use crate::{Agent, FlockWeights};
+
+/// Switches [`BehaviourStates`]: each switched state's weights are written into its entity's
+/// [`FlockWeights`] in [`FlockingSystems::Prepare`](crate::FlockingSystems::Prepare), before
+/// the tick's copy (a member of [`FlockingPlugins`](crate::FlockingPlugins)).
+pub struct BehaviourStatesPlugin;
+
+impl Plugin for BehaviourStatesPlugin {
+    fn build(&self, app: &mut App) {
+        let schedule = FlockingSchedule::of(app, "BehaviourStatesPlugin");
+        app.register_type::<BehaviourStates>()
+            .add_systems(schedule, apply_behaviour_states.in_set(Step::Flocks));
+    }
+}
 
 /// Named behaviour sets (say idle, fleeing, regrouping) that an agent or a flock switches
 /// between while it lives: the active state's weights become the entity's [`FlockWeights`]
@@ -82,7 +96,7 @@ type Switched = (
 
 /// Writes each switched (or newly added) state's weights to its entity: into the
 /// [`FlockWeights`] it has, or as an agent's override.
-pub(crate) fn apply_behaviour_states(
+fn apply_behaviour_states(
     mut switched: Query<Switched, Changed<BehaviourStates>>,
     mut commands: Commands,
 ) {

@@ -1,14 +1,59 @@
-//! Terrain: a grid of walkable and unwalkable tiles on the plane, paths across it by A*, and
-//! agents that follow them (seed 003's hybrid pathfinding).
+//! [`TerrainPlugin`]: a grid of walkable and unwalkable tiles on the plane, whose walls every
+//! agent steers around, and paths across it by A* for the squads' destinations.
 
 use std::sync::OnceLock;
 
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use flock_core::Shape;
 use pathfinding::prelude::astar;
 
-use crate::diagnostics::Reporter;
-use crate::{Agent, Combatant, Target};
+use crate::plugin::{FlockingSchedule, Step};
+use crate::simulation::FlockSimulation;
+
+/// Tile maps (the `pathfinding` feature; add it after
+/// [`FlockingPlugins`](crate::FlockingPlugins)): the [`Terrain`] resource's unwalkable tiles
+/// are obstacles every agent steers around and never enters, and, with
+/// [`SquadsPlugin`](crate::SquadsPlugin), agents with a [`Destination`](crate::Destination)
+/// get A* paths across it, planned again when it changes.
+pub struct TerrainPlugin;
+
+impl Plugin for TerrainPlugin {
+    fn build(&self, app: &mut App) {
+        let schedule = FlockingSchedule::of(app, "TerrainPlugin");
+        app.register_type::<Terrain>()
+            .add_systems(schedule, add_walls.in_set(Step::CopyTerrain));
+    }
+}
+
+/// Adds the terrain's unwalkable tiles to this tick's obstacles, as boxes worked out again
+/// only when the terrain changes; a terrain with a bad tile size or origin is reported once
+/// and ignored.
+fn add_walls(
+    mut sim: ResMut<FlockSimulation>,
+    terrain: Option<Res<Terrain>>,
+    mut walls: Local<Vec<Shape>>,
+    mut warned_invalid: Local<bool>,
+) {
+    let started = Instant::now();
+    match &terrain {
+        Some(terrain) if !terrain.is_valid() => {
+            if !*warned_invalid {
+                warn!(
+                    "bevy_flock: the Terrain's tile size {} must be positive and finite and its origin finite; it is ignored (reported once)",
+                    terrain.tile_size()
+                );
+                *warned_invalid = true;
+            }
+            walls.clear();
+        }
+        Some(terrain) if terrain.is_changed() => *walls = terrain.blocking_boxes(),
+        Some(_) => {}
+        None => walls.clear(),
+    }
+    sim.shapes.extend_from_slice(&walls);
+    sim.step_time += started.elapsed();
+}
 
 /// Cost of a straight step between tiles in A*; a diagonal one costs [`DIAGONAL_COST`].
 const STRAIGHT_COST: u32 = 10;
@@ -41,12 +86,13 @@ impl core::fmt::Display for TerrainTooLarge {
 impl std::error::Error for TerrainTooLarge {}
 
 /// A grid of square tiles on the XY plane, each walkable or not (seed 003's walk tiles), for
-/// planar flocks ([`FlockingPlugin::planar`](crate::FlockingPlugin::planar)).
+/// planar flocks ([`FlockingPlugins::planar`](crate::FlockingPlugins::planar)).
 ///
 /// Unwalkable tiles are obstacles: agents cast ahead against them and steer round them like any
 /// [`Obstacle`](crate::Obstacle), and never end a tick inside one. Agents with a
-/// [`Destination`] get a path across the walkable tiles, planned by A* and re-planned whenever
-/// the terrain changes. Insert it as a resource; edit it any time (the world changes in play).
+/// [`Destination`](crate::Destination) get a path across the walkable tiles, planned by A* and
+/// re-planned whenever the terrain changes. Insert it as a resource (with [`TerrainPlugin`]);
+/// edit it any time (the world changes in play).
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -276,7 +322,7 @@ impl Terrain {
 
     /// Whether the segment `a`-`b`, widened by `clearance` each side, crosses only walkable
     /// tiles.
-    fn is_clear_band(&self, a: Vec3, b: Vec3, clearance: f32) -> bool {
+    pub(crate) fn is_clear_band(&self, a: Vec3, b: Vec3, clearance: f32) -> bool {
         let (a, b) = (a.truncate(), b.truncate());
         let length = a.distance(b);
         let across = (b - a).normalize_or_zero().perp() * clearance;
@@ -319,8 +365,22 @@ impl Terrain {
         steps
     }
 
+    /// The centres of the unwalkable tiles.
+    pub(crate) fn wall_centres(&self) -> Vec<Vec3> {
+        let mut centres = Vec::new();
+        for y in 0..self.size.y {
+            for x in 0..self.size.x {
+                let tile = UVec2::new(x, y);
+                if !self.is_walkable(tile) {
+                    centres.push(self.centre(tile));
+                }
+            }
+        }
+        centres
+    }
+
     /// The unwalkable tiles as boxes, one per run of them along a row.
-    pub(crate) fn blocking_boxes(&self) -> Vec<Shape> {
+    fn blocking_boxes(&self) -> Vec<Shape> {
         let mut boxes = Vec::new();
         if !self.is_valid() {
             return boxes;
@@ -455,154 +515,9 @@ fn turns(tiles: &[UVec2]) -> Vec<UVec2> {
     kept
 }
 
-/// Moves `path` on to the furthest waypoint in a clear line from `position` (the unit cuts
-/// the corners its path allows, and no more); plans it again from `position` if the unit has
-/// lost sight of its waypoint (its neighbours pushed it round a corner).
-fn steer_along(terrain: &Terrain, position: Vec3, path: &mut PlannedPath) {
-    let last = path.waypoints.len().saturating_sub(1);
-    while path.next < last && terrain.is_clear_line(position, path.waypoints[path.next + 1]) {
-        path.next += 1;
-    }
-    let Some(&waypoint) = path.waypoints.get(path.next) else {
-        return;
-    };
-    if !terrain.is_clear_band(position, waypoint, 0.0)
-        && let Some(destination) = path.destination
-        && let Some(waypoints) = terrain.find_path(position, destination)
-    {
-        path.waypoints = waypoints;
-        path.next = 0;
-    }
-}
-
 /// The A* heuristic on 8-connected tiles: exact where nothing is in the way.
 fn octile_distance(a: UVec2, b: UVec2) -> u32 {
     let d = (a.as_ivec2() - b.as_ivec2()).abs().as_uvec2();
     let (short, long) = (d.x.min(d.y), d.x.max(d.y));
     DIAGONAL_COST * short + STRAIGHT_COST * (long - short)
-}
-
-/// Sends an agent to a point across the [`Terrain`] (seed 003's hybrid pathfinding): the plugin
-/// plans a path by A* (a [`PlannedPath`]), re-plans it when the destination or the terrain
-/// changes, and steers the agent along it by setting its [`Target`] to each waypoint in turn,
-/// the last being the destination itself, where the agent arrives and settles. Without a
-/// terrain the path is the destination alone.
-///
-/// While an agent has a destination, the plugin owns its [`Target`]; remove the destination
-/// to steer the agent yourself again. A [`Combatant`] that sees an enemy within its
-/// [`sight`](Combatant::sight) leaves its path for the nearest such enemy, where its standoff
-/// holds it at its weapon's range (seed 003's hand-over from path finding to flocking), and
-/// takes up its path again once none is in sight.
-///
-/// On a [`Flock`](crate::Flock) entity it sends the whole flock as a squad: each member gets
-/// its own place in a [`Formation`](crate::Formation) round the point as its destination.
-#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
-#[require(PlannedPath)]
-#[reflect(Component, Debug, Clone, PartialEq)]
-pub struct Destination(pub Vec3);
-
-/// The path the plugin planned toward an agent's [`Destination`]. Written by the plugin.
-#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
-#[reflect(Component, Default, Debug, Clone, PartialEq)]
-pub struct PlannedPath {
-    /// The destination this path leads to.
-    pub destination: Option<Vec3>,
-    /// The waypoints, the destination last; empty when no path was found.
-    pub waypoints: Vec<Vec3>,
-    /// The waypoint the agent is heading for.
-    pub next: usize,
-}
-
-/// An agent with a destination, its path and its target.
-type Following = (
-    Entity,
-    &'static Transform,
-    Ref<'static, Destination>,
-    &'static mut PlannedPath,
-    &'static mut Target,
-    Option<&'static Combatant>,
-);
-
-/// Plans paths for agents whose destination or terrain changed (or that have none), then
-/// moves each agent's target along its path, or, for a combatant that sees an enemy, to the
-/// nearest enemy in sight.
-pub(crate) fn follow_paths(
-    terrain: Option<Res<Terrain>>,
-    mut agents: Query<Following, With<Agent>>,
-    combatants: Query<(Entity, &Combatant, &GlobalTransform)>,
-    mut reporter: Reporter,
-    mut warned_invalid: Local<bool>,
-) {
-    if let Some(terrain) = terrain.as_ref()
-        && !terrain.is_valid()
-        && !*warned_invalid
-    {
-        warn!(
-            "bevy_flock: the Terrain's tile size {} must be positive and finite and its origin finite; it is ignored (reported once)",
-            terrain.tile_size()
-        );
-        *warned_invalid = true;
-    }
-    let terrain = terrain.filter(|t| t.is_valid());
-    let replan_all = terrain.as_ref().is_some_and(|t| t.is_changed());
-    let fighters: Vec<(Entity, Combatant, Vec3)> = combatants
-        .iter()
-        .filter(|(_, c, _)| c.is_valid())
-        .map(|(e, c, t)| (e, *c, t.translation()))
-        .collect();
-    for (entity, transform, destination, mut path, mut target, unit) in &mut agents {
-        let position = transform.translation;
-        if replan_all || destination.is_changed() || path.destination != Some(destination.0) {
-            let waypoints = match &terrain {
-                Some(terrain) => terrain.find_path(position, destination.0).unwrap_or_else(|| {
-                    reporter.warn_once(
-                        entity,
-                        "no path",
-                        &format!(
-                            "has no path across the terrain from {position} to its destination {}; it stays where it is",
-                            destination.0
-                        ),
-                    );
-                    Vec::new()
-                }),
-                None => vec![destination.0],
-            };
-            *path = PlannedPath {
-                destination: Some(destination.0),
-                waypoints,
-                next: 0,
-            };
-        }
-        if let Some(terrain) = &terrain {
-            steer_along(terrain, position, &mut path);
-        }
-        let in_sight = unit
-            .filter(|u| u.is_valid() && u.sight > 0.0)
-            .and_then(|u| nearest_enemy_in_sight(u, position, &fighters, terrain.as_deref()));
-        let wanted = match (in_sight, path.waypoints.get(path.next)) {
-            (Some(enemy), _) => Target::Entity(enemy),
-            (None, Some(&waypoint)) => Target::Point(waypoint),
-            (None, None) => Target::None,
-        };
-        target.set_if_neq(wanted);
-    }
-}
-
-/// The nearest enemy of `unit` (at `position`) within its sight and in a clear line across
-/// the terrain, if any.
-fn nearest_enemy_in_sight(
-    unit: &Combatant,
-    position: Vec3,
-    fighters: &[(Entity, Combatant, Vec3)],
-    terrain: Option<&Terrain>,
-) -> Option<Entity> {
-    fighters
-        .iter()
-        .filter(|(_, other, _)| other.team != unit.team)
-        .map(|&(enemy, _, at)| (enemy, at.distance(position), at))
-        .filter(|&(_, distance, at)| {
-            distance <= unit.sight && terrain.is_none_or(|t| t.is_clear_band(position, at, 0.0))
-        })
-        .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
-        .map(|(enemy, ..)| enemy)
 }

@@ -1,7 +1,7 @@
 //! The bevy_rapier3d backend of `bevy_flock`: agents steer around, and never enter, rapier
 //! colliders.
 //!
-//! Add [`FlockRapierPlugin`] after `FlockingPlugin` and rapier's physics plugin, and mark the
+//! Add [`FlockRapierPlugin`] after `FlockingPlugins` and rapier's physics plugin, and mark the
 //! colliders agents should avoid with `Obstacle::Collider` (or choose them by collision groups
 //! with [`ObstacleColliders::Groups`]). Each tick every agent casts a ball of
 //! [`FlockingConfig::avoidance`](bevy_flock_plugin::FlockingConfig)'s cast radius ahead through
@@ -19,7 +19,7 @@
 //!     MinimalPlugins,
 //!     TransformPlugin,
 //!     RapierPhysicsPlugin::<NoUserData>::default(),
-//!     FlockingPlugin::default(),
+//!     FlockingPlugins::default(),
 //!     FlockRapierPlugin::default(),
 //! ));
 //! // A static pillar: a collider without a rigid body.
@@ -49,7 +49,7 @@ use flock_core::{CastHit, LEAVING_CONTACT, ObstacleQuery};
 ///
 /// # Panics
 ///
-/// When added before `FlockingPlugin`.
+/// When added before `FlockingPlugins`.
 #[derive(Debug, Clone, Default)]
 pub struct FlockRapierPlugin {
     /// Which colliders agents avoid; a resource from then on, which systems may change.

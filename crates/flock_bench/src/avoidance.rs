@@ -197,7 +197,7 @@ pub fn section(rows: &[AvoidanceRow], ticks: usize, rounds: usize) -> String {
     let _ = writeln!(
         out,
         "## Obstacle avoidance (plugin, 3D, {AGENTS} agents, 2 threads)\n\n\
-         The workload above at {AGENTS} agents in a `FlockingPlugin` app, with spheres of \
+         The workload above at {AGENTS} agents in a `FlockingPlugins` app, with spheres of \
          radius {OBSTACLE_RADIUS} at seeded places among them: built-in `Obstacle::Sphere`s, \
          or rapier balls marked `Obstacle::Collider` cast through `bevy_flock_rapier`. \
          Medians of {rounds} interleaved rounds of {ticks} ticks. The avoidance set casts a \

@@ -8,7 +8,7 @@
 //! found at its end are reported beside the times.
 //!
 //! Methods, per tick:
-//! - `plugin`: the full `FlockingPlugin` tick in a headless Bevy app (copy in, grid, forces,
+//! - `plugin`: the full `FlockingPlugins` tick in a headless Bevy app (copy in, grid, forces,
 //!   integration, writes of `Velocity` and `Transform`, Bevy's scheduling);
 //! - `kernel`: `flock_core::Crowd::step` alone (grid build, forces, integration);
 //! - `kd-tree`: kd-tree 0.6 (what bevy_spatial wraps): rebuild, then one within-radius query
@@ -429,8 +429,8 @@ fn row(
 /// update.
 fn plugin_app(space: Space, cores: usize) -> App {
     let plugin = match space {
-        Space::Volume => FlockingPlugin::default(),
-        Space::Planar => FlockingPlugin::default().planar(),
+        Space::Volume => FlockingPlugins::default(),
+        Space::Planar => FlockingPlugins::default().planar(),
     };
     let mut app = App::new();
     // Bevy's default split of 2 cores leaves the compute pool 1 thread, on which the
@@ -635,7 +635,7 @@ fn report(rows: &[Row], ticks: usize, rounds: usize) -> String {
          **Workload**: N agents uniform in a cube (square in 2D) sized for about {NEIGHBOURS} \
          neighbours within radius {RADIUS}, random headings at speed {SPEED}, the default rules; \
          every method starts from the same seeded positions. `plugin` is the \
-         whole `FlockingPlugin` tick in a headless Bevy app; `kernel` is `Crowd` alone (grid, \
+         whole `FlockingPlugins` tick in a headless Bevy app; `kernel` is `Crowd` alone (grid, \
          forces, integration); `kd-tree` (0.6, what bevy_spatial wraps) and `kiddo` rebuild a \
          tree and run one within-radius query per agent; `brute` tests every pair. \
          *neighbours* is found per agent, *candidates* the distance tests per agent.\n"

@@ -68,30 +68,10 @@ fn walkable_point(terrain: &Terrain, unit: &mut impl FnMut() -> f32) -> Vec3 {
 /// as many idle enemies, warmed up.
 fn squads_app(side: u32, units: usize, steering: Steering, cores: usize) -> App {
     let mut app = plugin_app(Space::Planar, cores);
+    app.add_plugins((SquadsPlugin, TerrainPlugin));
     let terrain = map(side);
     let mut unit = unit_generator(u64::from(side) + units as u64);
-    let tuning = FlockTuning {
-        weights: FlockWeights {
-            separation: 1.8,
-            alignment: 0.3,
-            cohesion: 0.2,
-            target: 1.0,
-            standoff: 3.0,
-            ..default()
-        },
-        limits: SteeringLimits {
-            max_speed: 4.0,
-            max_force: 8.0,
-            arrival_radius: 2.0,
-            ..default()
-        },
-        perception: Perception {
-            neighbour_radius: 3.0,
-            separation_radius: 0.9,
-            ..default()
-        },
-        ..default()
-    };
+    let tuning = FlockTuning::squad();
     for _ in 0..units / SQUAD_SIZE {
         let goal = walkable_point(&terrain, &mut unit);
         let mut squad = app.world_mut().spawn((Flock, tuning, Destination(goal)));

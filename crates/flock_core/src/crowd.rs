@@ -12,7 +12,7 @@ use crate::executor::{ChunkExecutor, Serial};
 use crate::forces::ForcePass;
 use crate::maths::{length, limit_length, unit};
 use crate::neighbours::NeighbourIndex;
-use crate::rules::{Leader, Standoff, Threat};
+use crate::rules::{Leader, Standoff, Threat, lead_time};
 use crate::tuning::{FlockTuning, Prepared};
 
 /// A crowd of agents in contiguous buffers, stepped one tick at a time.
@@ -189,6 +189,25 @@ impl Crowd {
         agents.targets.push(agent.target.map(flat));
         agents.added.push(Vec3::ZERO);
         agents.bodies.len() - 1
+    }
+
+    /// Makes agent `i` pursue its target as a quarry moving at `velocity` (Reynolds 1999): it
+    /// aims where the quarry will be by the time it could get there at its max speed (see
+    /// [`lead_time`]), at most [`LONGEST_LEAD`](crate::LONGEST_LEAD) seconds ahead. Call
+    /// after [`push`](Self::push) and before [`build_index`](Self::build_index). Returns whether
+    /// the aim moved: nothing happens without a target or with a non-finite velocity.
+    pub fn pursue(&mut self, i: usize, velocity: Vec3) -> bool {
+        let Some(target) = self.agents.targets.get(i).copied().flatten() else {
+            return false;
+        };
+        let distance = length(target - self.agents.bodies[i].position);
+        let lead = lead_time(distance, self.params_of(i).limits.max_speed);
+        let aim = self.space.flat(target + self.space.flat(velocity) * lead);
+        if !aim.is_finite() {
+            return false;
+        }
+        self.agents.targets[i] = Some(aim);
+        true
     }
 
     /// Number of agents.

@@ -1,156 +1,11 @@
-//! Squads: a flock sent to a point as one, each member to its own place in a formation there.
+//! Combat: units of other teams keep their standoff distance from each other, and potential
+//! fields as the alternative to flocking for squads.
 
 use bevy::prelude::*;
 
+use super::paths::Ground;
 use crate::diagnostics::Reporter;
-use crate::{Destination, Flock, FlockMembers, FlockSimulation, InFlock, Perception, Terrain};
-
-/// How far apart formation places are, as a multiple of the separation radius: just outside
-/// it, so that members in place do not push each other.
-const PLACE_SPACING: f32 = 1.1;
-
-/// Where each member of a squad (a [`Flock`] with a [`Destination`]) stands at the
-/// destination: its own place in a hexagonal formation round it, one separation radius
-/// apart (a little over), on walkable ground in sight of the destination. The squad comes in
-/// from one side (where its path arrives from); the members nearest the destination, who get
-/// there first, take the places furthest in, so that those behind are not blocked by those
-/// already in place. The plugin writes each member's own [`Destination`]
-/// from it; members seek their place with arrival and settle there, instead of jostling for
-/// one point.
-#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
-#[reflect(Component, Default, Debug, Clone, PartialEq)]
-pub struct Formation {
-    /// The squad's destination these places are round.
-    pub destination: Option<Vec3>,
-    /// Each member and its place.
-    pub places: Vec<(Entity, Vec3)>,
-}
-
-/// The places of a hexagonal formation round `centre`, `spacing` apart, nearest first, on the
-/// XY plane: as many as `wanted` of those `usable` accepts, looking at most 32 rings out.
-fn hexagonal_places(
-    centre: Vec3,
-    spacing: f32,
-    wanted: usize,
-    mut usable: impl FnMut(Vec3) -> bool,
-) -> Vec<Vec3> {
-    let mut places = Vec::with_capacity(wanted);
-    if usable(centre) {
-        places.push(centre);
-    }
-    let corners: Vec<Vec3> = (0..6)
-        .map(|k| {
-            let angle = k as f32 * core::f32::consts::FRAC_PI_3;
-            Vec3::new(ops::cos(angle), ops::sin(angle), 0.0) * spacing
-        })
-        .collect();
-    for ring in 1..=32 {
-        if places.len() >= wanted {
-            break;
-        }
-        // Ring `ring` walks its six sides, `ring` places each.
-        for side in 0..6 {
-            let start = centre + corners[side] * ring as f32;
-            let step = corners[(side + 2) % 6];
-            for k in 0..ring {
-                let place = start + step * k as f32;
-                if usable(place) {
-                    places.push(place);
-                }
-            }
-        }
-    }
-    places.sort_by(|a, b| {
-        a.distance_squared(centre)
-            .total_cmp(&b.distance_squared(centre))
-    });
-    places.truncate(wanted);
-    places
-}
-
-/// A squad: its destination, members and tuning, and the formation it was given.
-type Squad = (
-    Entity,
-    Ref<'static, Destination>,
-    Ref<'static, FlockMembers>,
-    &'static Perception,
-    Option<&'static mut Formation>,
-);
-
-/// Gives each member of a squad whose destination, members or terrain changed its place in
-/// the formation, as its own [`Destination`].
-pub(crate) fn assign_formation_places(
-    mut squads: Query<Squad, With<Flock>>,
-    transforms: Query<&Transform>,
-    terrain: Option<Res<Terrain>>,
-    mut commands: Commands,
-) {
-    let terrain = terrain.filter(|t| t.is_valid());
-    let terrain_changed = terrain.as_ref().is_some_and(|t| t.is_changed());
-    for (squad, destination, members, perception, formation) in &mut squads {
-        let goal = destination.0;
-        if !(terrain_changed
-            || destination.is_changed()
-            || members.is_changed()
-            || formation
-                .as_ref()
-                .is_none_or(|f| f.destination != Some(goal)))
-        {
-            continue;
-        }
-        let spacing = (perception.separation_radius * PLACE_SPACING).max(f32::EPSILON);
-        // Walkable for half a spacing round it (a member there keeps off the walls), and in
-        // sight of the destination.
-        let margins =
-            [Vec3::ZERO, Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y].map(|d| d * spacing * 0.5);
-        let usable = |place: Vec3| {
-            terrain.as_ref().is_none_or(|t| {
-                margins.iter().all(|&m| t.is_walkable_at(place + m)) && t.is_clear_line(goal, place)
-            })
-        };
-        let mut places = hexagonal_places(goal, spacing, members.len(), usable);
-        // Where the squad comes in from: the last turn of a path from its first member, or
-        // that member itself.
-        let first = members.iter().find_map(|m| transforms.get(m).ok());
-        let from = first.map_or(goal, |t| t.translation);
-        let approach = terrain
-            .as_ref()
-            .and_then(|t| t.find_path(from, goal))
-            .and_then(|path| path.len().checked_sub(2).map(|k| path[k]))
-            .unwrap_or(from);
-        // The places furthest in first.
-        places.sort_by(|a, b| {
-            b.distance_squared(approach)
-                .total_cmp(&a.distance_squared(approach))
-        });
-        // The members nearest the destination take them, in turn.
-        let mut by_distance: Vec<(f32, Entity)> = members
-            .iter()
-            .filter_map(|m| {
-                let at = transforms.get(m).ok()?.translation;
-                Some((at.distance_squared(goal), m))
-            })
-            .collect();
-        by_distance.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut assigned = Vec::with_capacity(by_distance.len());
-        for (k, (_, member)) in by_distance.into_iter().enumerate() {
-            // Out of places (a squad larger than the ground round the goal): the goal itself.
-            let place = places.get(k).copied().unwrap_or(goal);
-            commands.entity(member).insert(Destination(place));
-            assigned.push((member, place));
-        }
-        let placed = Formation {
-            destination: Some(goal),
-            places: assigned,
-        };
-        match formation {
-            Some(mut formation) => *formation = placed,
-            None => {
-                commands.entity(squad).insert(placed);
-            }
-        }
-    }
-}
+use crate::{Flock, FlockSimulation, InFlock, Perception};
 
 /// A unit of a side in a fight (seed 003): units of other teams are its enemies, and it keeps
 /// a standoff distance from each (weighted by [`FlockWeights::standoff`](crate::FlockWeights::standoff)):
@@ -170,7 +25,7 @@ pub struct Combatant {
     pub radius: f32,
     /// How far its weapon reaches, centre to centre, or `None` for a unit that cannot attack.
     pub weapon_range: Option<f32>,
-    /// How far it sees: a unit on its way to a [`Destination`] that sees an enemy this near,
+    /// How far it sees: a unit on its way to a [`Destination`](crate::Destination) that sees an enemy this near,
     /// in a clear line across the terrain, leaves its path for the enemy (seed 003's hand-over
     /// from path finding to flocking); zero never does.
     pub sight: f32,
@@ -209,7 +64,7 @@ const STANDOFF_BAND: f32 = 0.03;
 /// standoff distance, and how urgently: at max speed when [`STANDOFF_BAND`] of the distance
 /// or more inside it (the kernel weights it by
 /// [`FlockWeights::standoff`](crate::FlockWeights::standoff)).
-pub(crate) fn keep_standoff(
+pub(super) fn keep_standoff(
     mut sim: ResMut<FlockSimulation>,
     units: Query<(Entity, &Combatant, &GlobalTransform)>,
     mut reporter: Reporter,
@@ -266,7 +121,7 @@ pub(crate) fn keep_standoff(
 /// Potential-field steering, seed 003's alternative to flocking, for comparison, on the plane:
 /// members of a flock with this component do not flock; each steers down a potential summed over every
 /// object on the map: its [`Target`](crate::Target) (the next waypoint of its path) pulls, and
-/// every unwalkable [`Terrain`] tile, every squad-mate and every enemy
+/// every unwalkable tile of the `Terrain`, every squad-mate and every enemy
 /// [`Combatant`] nearer than its standoff distance pushes. Each object's field covers the whole
 /// map, so the work per unit grows with the map and the unit count, which is what seed 003
 /// measured against flocking (see the benchmark's squads section).
@@ -310,31 +165,19 @@ type FieldUnit = (
 
 /// Steers every member of a flock with a [`PotentialField`] down its summed field, in place of
 /// the force the flocking rules (and standoffs) gave it this tick.
-pub(crate) fn steer_by_potential_field(
+pub(super) fn steer_by_potential_field(
     mut sim: ResMut<FlockSimulation>,
     squads: Query<(&PotentialField, &Perception), With<Flock>>,
     units: Query<FieldUnit, With<crate::Agent>>,
     combatants: Query<(&Combatant, &GlobalTransform)>,
-    terrain: Option<Res<Terrain>>,
+    ground: Ground,
 ) {
     if squads.is_empty() {
         return;
     }
     let started = bevy::platform::time::Instant::now();
-    let terrain = terrain.filter(|t| t.is_valid());
-    let walls: Vec<Vec3> = terrain.as_ref().map_or_else(Vec::new, |t| {
-        let mut centres = Vec::new();
-        for y in 0..t.size().y {
-            for x in 0..t.size().x {
-                let tile = UVec2::new(x, y);
-                if !t.is_walkable(tile) {
-                    centres.push(t.centre(tile));
-                }
-            }
-        }
-        centres
-    });
-    let half_tile = terrain.as_ref().map_or(0.5, |t| t.tile_size() * 0.5);
+    let walls = ground.wall_centres();
+    let half_tile = ground.half_tile();
     let members: Vec<(Entity, Vec3)> = units
         .iter()
         .filter(|(.., squad)| squads.contains(squad.0))

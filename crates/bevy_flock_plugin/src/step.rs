@@ -1,0 +1,187 @@
+//! The kernel's stages as systems, and the copy of the moved agents back to their components.
+
+use std::sync::Mutex;
+
+use bevy::ecs::system::StaticSystemParam;
+use bevy::math::ops;
+use bevy::platform::collections::HashSet;
+use bevy::platform::time::Instant;
+use bevy::prelude::*;
+use bevy::tasks::{ComputeTaskPool, TaskPool};
+use flock_core::{ChunkExecutor, Space};
+
+use crate::backend::ObstacleBackend;
+use crate::simulation::FlockSimulation;
+use crate::{Agent, FlockingConfig, SteeringState, TargetReached, Velocity};
+
+/// Runs the crowd's per-agent passes in chunks on Bevy's compute task pool.
+pub(crate) struct TaskPoolExecutor {
+    chunk_size: usize,
+}
+
+impl TaskPoolExecutor {
+    /// Chunks of [`FlockingConfig::parallel_chunk_size`] agents.
+    pub(crate) fn new(config: &FlockingConfig) -> Self {
+        Self {
+            chunk_size: config.parallel_chunk_size,
+        }
+    }
+}
+
+impl ChunkExecutor for TaskPoolExecutor {
+    fn chunk_len(&self, _len: usize) -> usize {
+        self.chunk_size.max(1)
+    }
+
+    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
+        if tasks <= 1 {
+            (0..tasks).for_each(task);
+            return;
+        }
+        ComputeTaskPool::get_or_init(TaskPool::default).scope(|scope| {
+            for k in 0..tasks {
+                scope.spawn(async move { task(k) });
+            }
+        });
+    }
+}
+
+/// Ends the neighbour lookup: the obstacles gathered this tick and
+/// [`FlockingConfig::avoidance`] (its corrections reported once per field) handed to the
+/// kernel, and the neighbour grid built.
+pub(crate) fn build_index(
+    mut sim: ResMut<FlockSimulation>,
+    config: Res<FlockingConfig>,
+    mut reported_fields: Local<HashSet<&'static str>>,
+) {
+    let started = Instant::now();
+    let (avoidance, corrections) = config.avoidance.sanitized();
+    for correction in corrections {
+        if reported_fields.insert(correction.field) {
+            warn!("bevy_flock: FlockingConfig::{correction}");
+        }
+    }
+    let sim = &mut *sim;
+    let shapes = core::mem::take(&mut sim.shapes);
+    let crowd = sim.crowd_mut();
+    crowd.set_avoidance(avoidance);
+    crowd.set_obstacles(shapes.iter().copied());
+    crowd.build_index();
+    sim.shapes = shapes;
+    sim.step_time += started.elapsed();
+}
+
+/// The force pass.
+pub(crate) fn accumulate_forces(mut sim: ResMut<FlockSimulation>) {
+    let started = Instant::now();
+    sim.crowd_mut().accumulate_forces();
+    sim.step_time += started.elapsed();
+}
+
+/// Obstacle avoidance against the built-in obstacles and backend `B`'s.
+pub(crate) fn avoid_obstacles<B: ObstacleBackend>(
+    mut sim: ResMut<FlockSimulation>,
+    backend: StaticSystemParam<B::Param>,
+) {
+    let started = Instant::now();
+    let sim = &mut *sim;
+    sim.avoiding = B::with_obstacles(&backend, |colliders| {
+        sim.crowd_mut().avoid_obstacles(colliders)
+    });
+    sim.step_time += started.elapsed();
+}
+
+/// Integration, kept out of the built-in obstacles and backend `B`'s, by this tick's time (cut
+/// to [`FlockingConfig::max_timestep`], with one warning).
+pub(crate) fn integrate<B: ObstacleBackend>(
+    mut sim: ResMut<FlockSimulation>,
+    config: Res<FlockingConfig>,
+    backend: StaticSystemParam<B::Param>,
+    time: Res<Time>,
+    mut warned_long_frame: Local<bool>,
+) {
+    let started = Instant::now();
+    let mut dt = time.delta();
+    if dt > config.max_timestep {
+        if !*warned_long_frame {
+            warn!(
+                "bevy_flock: a tick of {:.3} s exceeds FlockingConfig::max_timestep; stepping {:.3} s instead (reported once)",
+                dt.as_secs_f32(),
+                config.max_timestep.as_secs_f32()
+            );
+            *warned_long_frame = true;
+        }
+        dt = config.max_timestep;
+    }
+    let sim = &mut *sim;
+    B::with_obstacles(&backend, |colliders| {
+        sim.crowd_mut().integrate(dt.as_secs_f32(), colliders)
+    });
+    sim.step_time += started.elapsed();
+}
+
+/// Writes each moved agent's [`Transform`] (turned to face its heading, if
+/// [`FlockingConfig::orient_to_velocity`]), [`Velocity`] and [`SteeringState`] back, in
+/// parallel, and triggers [`TargetReached`] for those that arrived, in entity order.
+pub(crate) fn write_back(
+    mut sim: ResMut<FlockSimulation>,
+    config: Res<FlockingConfig>,
+    mut agents: Query<(Entity, &mut Transform, &mut Velocity, &mut SteeringState), With<Agent>>,
+    mut commands: Commands,
+) {
+    let started = Instant::now();
+    let (orient, space) = (config.orient_to_velocity, config.space);
+    let sim_ref = &*sim;
+    let arrivals = Mutex::new(Vec::new());
+    agents
+        .par_iter_mut()
+        .for_each(|(entity, mut transform, mut velocity, mut state)| {
+            let Some(i) = sim_ref.index_of(entity) else {
+                return;
+            };
+            let crowd = sim_ref.crowd();
+            let (position, heading) = (crowd.position(i), crowd.heading(i));
+            transform.translation = position;
+            velocity.0 = crowd.velocity(i);
+            let at_target = arrived(sim_ref, i, state.at_target, || {
+                let mut arrivals = arrivals.lock().unwrap_or_else(|e| e.into_inner());
+                arrivals.push(entity);
+            });
+            *state = SteeringState::new(heading, position, crowd.memory(i), at_target);
+            if orient && heading != Vec3::ZERO {
+                transform.rotation = match space {
+                    Space::Volume => Transform::default().looking_to(heading, Vec3::Y).rotation,
+                    Space::Planar => Quat::from_rotation_z(ops::atan2(heading.y, heading.x)),
+                };
+            }
+        });
+    let mut arrivals = arrivals.into_inner().unwrap_or_else(|e| e.into_inner());
+    // In a fixed order, whatever the threads did.
+    arrivals.sort_unstable();
+    for entity in arrivals {
+        if let Some(target) = sim.index_of(entity).and_then(|i| sim.crowd().target(i)) {
+            commands.trigger(TargetReached { entity, target });
+        }
+    }
+    sim.step_time += started.elapsed();
+}
+
+/// Whether agent `i` is at its target after this tick, given whether it was (`was_there`);
+/// calls `arrive` when it has just come within its reach radius. It leaves only beyond its
+/// arrival radius (or twice the reach radius): an agent that overshoots and settles, or
+/// settles on the edge, arrives once.
+fn arrived(sim: &FlockSimulation, i: usize, was_there: bool, arrive: impl FnOnce()) -> bool {
+    let crowd = sim.crowd();
+    let Some(target) = crowd.target(i) else {
+        return false;
+    };
+    if crowd.has_reached_target(i) {
+        if !was_there {
+            arrive();
+        }
+        return true;
+    }
+    let limits = crowd.params_of(i).limits;
+    let leaving = limits.arrival_radius.max(2.0 * limits.reach_radius);
+    was_there && crowd.position(i).distance(target) <= leaving
+}
