@@ -1,4 +1,4 @@
-//! Seed 004's creatures on a 2D field: they chase a ring that follows the mouse (and roams
+//! Creatures that avoid obstacles, on a 2D field: they chase a ring that follows the mouse (and roams
 //! while the mouse rests), turn at a limited rotation speed instead of snapping round, and
 //! steer round walls, boxes and circles (a ball cast ahead; a chosen detour is kept for the
 //! cooldown). Two blue creatures shuttle head on along the bottom and pass each other.
@@ -22,7 +22,7 @@ use button::{button, panel, pressed, row};
 const HALF_FIELD: Vec2 = Vec2::new(16.5, 9.0);
 /// The rotation speeds the `R` button cycles through, degrees per second (`None`: at once).
 const TURN_RATES: [Option<f32>; 4] = [Some(120.0), Some(240.0), None, Some(60.0)];
-/// Seed 004's cooldown: how long a chosen detour is kept.
+/// The avoidance cooldown: how long a chosen detour is kept.
 const COOLDOWN_SECONDS: f32 = 0.5;
 const CHASERS: usize = 12;
 /// The lane along which the two blue creatures shuttle.

@@ -1,6 +1,6 @@
-//! Seed 003's RTS squads, top down: two squads cross a walled map along A* paths, settle into
+//! RTS squads, top down: two squads cross a walled map along A* paths, settle into
 //! a formation where they are sent, and engage the red enemy group: a unit that sees an enemy
-//! on its way goes for it and holds at its weapon's range, as seed 003's do.
+//! on its way goes for it and holds at its weapon's range, as RTS units do.
 //!
 //! Run with `cargo run --features examples --example rts_squads`.
 //! Drag with the left mouse button to select units (their squads), right-click to send the

@@ -1,7 +1,7 @@
 //! Flocks and crowds for [Bevy](https://bevy.org): birds, fish, zombies, drone formations.
 //!
 //! Add [`FlockingPlugins`], give entities the [`Agent`] component, and they flock by Reynolds'
-//! three rules (separation, alignment, cohesion) with limits on force and speed, a field of
+//! (1987) three rules (separation, alignment, cohesion) with limits on force and speed, a field of
 //! view, target seeking with arrival, and walls or wrap-around. Neighbours are found through a
 //! uniform grid rebuilt every tick, so the cost grows with the number of agents, not its square.
 //!
@@ -89,14 +89,21 @@
 //! # app.update();
 //! ```
 //!
-//! # Scheduling
+//! # Plugins and scheduling
 //!
-//! The plugin runs in `FixedUpdate` by default (change it with
+//! [`FlockingPlugins`] is a plugin group: the core [`FlockingPlugin`] (components, the tick,
+//! the write-back), [`BuiltInObstaclesPlugin`], [`BehaviourStatesPlugin`], [`FlowFieldsPlugin`]
+//! and [`FlockDiagnosticsPlugin`]; leave one out with
+//! `FlockingPlugins::default().build().disable::<FlowFieldsPlugin>()`. RTS movement is opt in:
+//! [`SquadsPlugin`], and `TerrainPlugin` with the `pathfinding` feature.
+//!
+//! The plugins run in `FixedUpdate` by default (change it with
 //! [`FlockingPlugins::in_schedule`]) as the chained sets of [`FlockingSystems`]:
-//! `First` → `NeighbourLookup` → `ForceAccumulation` → `Avoidance` → `Integration` → `Last`.
-//! Systems of your own go in the hook sets or between stages. Between `NeighbourLookup` and
-//! `Integration` the [`FlockSimulation`] resource holds every agent's state for the tick and
-//! takes extra forces:
+//! `First` → `Prepare` → `NeighbourLookup` → `ForceAccumulation` → `Avoidance` →
+//! `Integration` → `Last`; each set's documentation says what runs in it. Systems of your own
+//! go in the hook sets or between stages. Between `NeighbourLookup` and `Integration` the
+//! [`FlockSimulation`] resource holds every agent's state for the tick and takes extra
+//! forces:
 //!
 //! ```
 //! use bevy::prelude::*;
@@ -209,10 +216,12 @@
 //!
 //! # Terrain, paths and squads
 //!
-//! For top-down games on the plane, a [`Terrain`] resource is a grid of walkable and
-//! unwalkable tiles: the unwalkable ones are obstacles agents steer round and never enter. A
-//! [`Destination`] on an agent sends it there along an A* path across the tiles (shortened by
-//! line of sight, re-planned when the terrain changes); on a [`Flock`] it sends the flock as a
+//! For top-down games on the plane, add [`SquadsPlugin`] and, with the `pathfinding` feature,
+//! `TerrainPlugin` (use [`FlockTuning::squad`] as a start). A `Terrain` resource is a grid of
+//! walkable and unwalkable tiles: the unwalkable ones are obstacles agents steer round and
+//! never enter. A [`Destination`] on an agent sends it there along an A* path across the tiles
+//! (shortened by line of sight, re-planned when the terrain changes; straight without a
+//! terrain); on a [`Flock`] it sends the flock as a
 //! squad, each member to its own place in a [`Formation`] round the point, where it settles
 //! instead of jostling for the point with the others. Units with a [`Combatant`] (team, radius,
 //! weapon range) keep a standoff from enemy units: at their weapon's range, or, when
@@ -248,6 +257,7 @@
 //! | `bevy_rapier3d` | `bevy_flock::rapier`: agents avoid bevy_rapier3d colliders marked `Obstacle::Collider` |
 //! | `bevy_egui` | `bevy_flock::inspector`: an in-game panel to pick a flock, tune it live, apply and save presets, and plot its metrics |
 //! | `presets` | `FlockPresetsPlugin`: flock tunings as `*.preset.ron` assets, applied through `UsePreset` and again when the file changes (hot reload with Bevy's `file_watcher`); six ship in `assets/presets/` |
+//! | `pathfinding` | `TerrainPlugin` and `Terrain`: tile maps whose walls agents avoid, and A* paths across them for `SquadsPlugin`'s destinations |
 //! | `examples` | the render stack for the windowed examples (not needed by games) |
 //!
 //! # FAQ

@@ -1,4 +1,4 @@
-//! Seed 004's creatures: heading-driven agents that turn at a limited rotation speed, go round
+//! Creatures that avoid obstacles (`examples/creatures_2d`): heading-driven agents that turn at a limited rotation speed, go round
 //! walls and pass each other head on.
 
 use bevy::prelude::*;

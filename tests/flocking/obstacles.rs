@@ -602,7 +602,7 @@ fn without_a_physics_world_the_rapier_backend_steps_aside() {
 
 for_both_backends!(wall_detour: an_agent_walks_round_a_wall_to_a_target_behind_it, an_agent_walks_round_a_rapier_wall_to_a_target_behind_it);
 
-/// Seed 004's creature: a target straight behind a wall 12 wide. Seeking pulls the agent
+/// The obstacle-avoiding creature's case: a target straight behind a wall 12 wide. Seeking pulls the agent
 /// into the wall; the fan finds the way along it, and a cast that starts in contact with the
 /// wall does not block the ways out of that contact.
 fn wall_detour(backend: Backend) {

@@ -1,4 +1,4 @@
-//! Seed 003's fight rules: units keep their standoff distance from enemy units.
+//! RTS fight rules: units keep their standoff distance from enemy units.
 
 use bevy::prelude::*;
 use bevy_flock::prelude::*;

@@ -1,4 +1,4 @@
-//! Terrain and paths (seed 003): agents cross a tile maze along A* paths, never end a tick on
+//! Terrain and paths (RTS squads): agents cross a tile maze along A* paths, never end a tick on
 //! an unwalkable tile, and re-plan when the terrain changes.
 
 use bevy::prelude::*;

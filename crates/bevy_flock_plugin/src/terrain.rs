@@ -85,7 +85,7 @@ impl core::fmt::Display for TerrainTooLarge {
 
 impl std::error::Error for TerrainTooLarge {}
 
-/// A grid of square tiles on the XY plane, each walkable or not (seed 003's walk tiles), for
+/// A grid of square tiles on the XY plane, each walkable or not (an RTS map's walk tiles), for
 /// planar flocks ([`FlockingPlugins::planar`](crate::FlockingPlugins::planar)).
 ///
 /// Unwalkable tiles are obstacles: agents cast ahead against them and steer round them like any

@@ -1,4 +1,4 @@
-//! The flocking lab's scene (seed 002, `examples/flocking_lab`): what one tick costs once the
+//! The flocking lab's scene (`examples/flocking_lab`): what one tick costs once the
 //! boids have flocked, at the lab's default 1,500 boids and at 5,000.
 
 use std::fmt::Write as _;

@@ -1,4 +1,4 @@
-//! Seed 003's comparison: what a tick of RTS squads costs when they flock and when they steer
+//! Flocking against potential fields: what a tick of RTS squads costs when they flock and when they steer
 //! by potential fields, on the same maps, as the map and the unit count grow.
 
 use std::fmt::Write as _;
@@ -179,7 +179,7 @@ pub fn section(rows: &[SquadsRow], ticks: usize, rounds: usize) -> String {
     let _ = writeln!(
         out,
         "## RTS squads: flocking against potential fields (plugin, 2D)\n\n\
-         Seed 003's comparison on seeded square maps ({:.0}% of the inner tiles walls): the \
+         Flocking against potential fields on seeded square maps ({:.0}% of the inner tiles walls): the \
          player's units in squads of {SQUAD_SIZE} sent to random points along A* paths, a \
          quarter as many idle enemies, every unit a `Combatant` with range 4. The same scene \
          flocks (squad tuning with standoffs) or steers by `PotentialField` (every wall tile, \

@@ -1,10 +1,19 @@
 //! Engine-agnostic flocking kernel behind `bevy_flock`.
 //!
-//! Agents live in contiguous buffers inside a [`Crowd`]. Each tick the crowd rebuilds a
-//! [`UniformGrid`] by counting sort, scans each agent's neighbouring cells for Reynolds'
-//! separation, alignment and cohesion, adds target seeking and walls, and integrates with limits
-//! on force and speed. Nothing here knows about Bevy; the only dependencies are `glam` and
-//! `libm`.
+//! Agents live in contiguous buffers inside a [`Crowd`]. A tick runs four stages, each in its
+//! own module: neighbour lookup ([`Crowd::build_index`]: a [`UniformGrid`] rebuilt by counting
+//! sort, the agents copied into its cell order), force accumulation
+//! ([`Crowd::accumulate_forces`]: each agent's neighbours scanned for Reynolds' separation,
+//! alignment and cohesion, and its other behaviours added and blended, one file per behaviour
+//! family under `rules/`), obstacle avoidance ([`Crowd::avoid_obstacles`]) and integration
+//! ([`Crowd::integrate`]: limits on force and speed, never into an obstacle). [`Crowd::step`]
+//! runs the four.
+//!
+//! Every tuning value ([`FlockWeights`], [`SteeringLimits`], [`Perception`], [`Boundary`], as a
+//! whole [`FlockTuning`]) is defined, defaulted and checked once, in `tuning/`. Without
+//! features the only dependencies are `glam` and `libm`; the `bevy` feature derives Bevy's
+//! `Component`, `Bundle` and `Reflect` on the tuning types (the plugin's components are these
+//! types), and `serde` their preset format.
 //!
 //! ```
 //! use flock_core::{AgentInput, FlockTuning, Crowd, Space};

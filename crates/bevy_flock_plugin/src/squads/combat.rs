@@ -7,7 +7,7 @@ use super::paths::Ground;
 use crate::diagnostics::Reporter;
 use crate::{Flock, FlockSimulation, InFlock, Perception};
 
-/// A unit of a side in a fight (seed 003): units of other teams are its enemies, and it keeps
+/// A unit of a side in an RTS fight: units of other teams are its enemies, and it keeps
 /// a standoff distance from each (weighted by [`FlockWeights::standoff`](crate::FlockWeights::standoff)):
 ///
 /// - a unit that can attack keeps at its weapon's range;
@@ -25,19 +25,19 @@ pub struct Combatant {
     pub radius: f32,
     /// How far its weapon reaches, centre to centre, or `None` for a unit that cannot attack.
     pub weapon_range: Option<f32>,
-    /// How far it sees: a unit on its way to a [`Destination`](crate::Destination) that sees an enemy this near,
-    /// in a clear line across the terrain, leaves its path for the enemy (seed 003's hand-over
-    /// from path finding to flocking); zero never does.
+    /// How far it sees: a unit on its way to a [`Destination`](crate::Destination) that sees an
+    /// enemy this near, in a clear line across the terrain, leaves its path for the enemy (path
+    /// finding hands over to flocking); zero never does.
     pub sight: f32,
 }
 
-/// How far outside an enemy's weapon range a unit that cannot attack keeps (seed 003).
+/// How far outside an enemy's weapon range a unit that cannot attack keeps.
 pub const SUPPORT_MARGIN: f32 = 5.0;
-/// How far beyond its radius a unit keeps from an enemy when neither can attack (seed 003).
+/// How far beyond its radius a unit keeps from an enemy when neither can attack.
 pub const UNARMED_MARGIN: f32 = 10.0;
 
 impl Combatant {
-    /// How far this unit keeps from `enemy`, by seed 003's three cases.
+    /// How far this unit keeps from `enemy`, by the three cases above.
     pub fn standoff(&self, enemy: &Combatant) -> f32 {
         match (self.weapon_range, enemy.weapon_range) {
             (Some(range), _) => range,
@@ -118,13 +118,13 @@ pub(super) fn keep_standoff(
     }
 }
 
-/// Potential-field steering, seed 003's alternative to flocking, for comparison, on the plane:
-/// members of a flock with this component do not flock; each steers down a potential summed over every
-/// object on the map: its [`Target`](crate::Target) (the next waypoint of its path) pulls, and
-/// every unwalkable tile of the `Terrain`, every squad-mate and every enemy
+/// Potential-field steering, the classic RTS alternative to flocking, for comparison, on the
+/// plane: members of a flock with this component do not flock; each steers down a potential
+/// summed over every object on the map: its [`Target`](crate::Target) (the next waypoint of its
+/// path) pulls, and every unwalkable tile of the `Terrain`, every squad-mate and every enemy
 /// [`Combatant`] nearer than its standoff distance pushes. Each object's field covers the whole
-/// map, so the work per unit grows with the map and the unit count, which is what seed 003
-/// measured against flocking (see the benchmark's squads section).
+/// map, so the work per unit grows with the map and the unit count: the benchmark's squads
+/// section measures it against flocking.
 ///
 /// The sum, cut to length 1, is the fraction of max speed the unit wants to go at; it steers
 /// toward that velocity with up to its max force, in place of the flock's rules.

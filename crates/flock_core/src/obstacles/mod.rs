@@ -65,7 +65,7 @@ pub struct AvoidanceHold {
 
 impl Default for ObstacleAvoidance {
     /// Cast radius 0.35, look-ahead 1.5 to 5, a fan of up to 150 degrees either side, and
-    /// seed 004's hold of 0.5 s.
+    /// a hold of 0.5 s (the cooldown the creatures of `examples/creatures_2d` keep a detour for).
     fn default() -> Self {
         Self {
             cast_radius: 0.35,
