@@ -107,9 +107,26 @@ pub(crate) fn extract_agents(
     let started = Instant::now();
     let sim = &mut *sim;
     let mut fallback: Option<ParamsId> = None;
+    // Agents of one flock usually come in a row: look their flock up once per run.
+    let mut last_flock: Option<(Entity, Option<FlockEntry>)> = None;
     for agent in &agents {
-        let (flock, params) =
-            agent_params(sim, &agent, &default_flock, &mut fallback, &mut reporter);
+        let flock_entity = agent.flock.map_or(default_flock.0, |f| f.0);
+        let entry = match last_flock {
+            Some((entity, entry)) if entity == flock_entity => entry,
+            _ => {
+                let entry = sim.flocks.get(&flock_entity).copied();
+                last_flock = Some((flock_entity, entry));
+                entry
+            }
+        };
+        let (flock, params) = agent_params(
+            sim,
+            &agent,
+            flock_entity,
+            entry,
+            &mut fallback,
+            &mut reporter,
+        );
         let (target, quarry_velocity) = resolve_target(&agent, &targets, &mut reporter);
         let heading = if agent.state.heading != Vec3::ZERO {
             agent.state.heading
@@ -134,24 +151,26 @@ pub(crate) fn extract_agents(
         if let Some(velocity) = quarry_velocity {
             crowd.pursue(i, velocity);
         }
-        crowd.set_memory(i, agent.state.memory());
+        if agent.state.has_memory() {
+            crowd.set_memory(i, agent.state.memory());
+        }
         sim.add_entity(agent.entity, i);
     }
     sim.step_time += started.elapsed();
 }
 
-/// `agent`'s flock number and parameter set: its flock's, or, where it overrides part of its
-/// flock's tuning, a set of its own; the defaults (created once, in `fallback`) for an agent
-/// whose flock is not a [`Flock`].
+/// `agent`'s flock number and parameter set: its flock's (`entry`, of `flock_entity`), or,
+/// where it overrides part of its flock's tuning, a set of its own; the defaults (created once,
+/// in `fallback`) for an agent whose flock is not a [`Flock`].
 fn agent_params(
     sim: &mut FlockSimulation,
     agent: &AgentDataItem,
-    default_flock: &DefaultFlock,
+    flock_entity: Entity,
+    entry: Option<FlockEntry>,
     fallback: &mut Option<ParamsId>,
     reporter: &mut Reporter,
 ) -> (u32, ParamsId) {
-    let flock_entity = agent.flock.map_or(default_flock.0, |f| f.0);
-    let Some(entry) = sim.flocks.get(&flock_entity).copied() else {
+    let Some(entry) = entry else {
         reporter.warn_once(
             flock_entity,
             "not a flock",

@@ -179,8 +179,8 @@ pub fn section(rows: &[SquadsRow], ticks: usize, rounds: usize) -> String {
     let _ = writeln!(
         out,
         "## RTS squads: flocking against potential fields (plugin, 2D)\n\n\
-         Flocking against potential fields on seeded square maps ({:.0}% of the inner tiles walls): the \
-         player's units in squads of {SQUAD_SIZE} sent to random points along A* paths, a \
+         Seeded square maps ({:.0}% of the inner tiles walls): the player's units in squads of \
+         {SQUAD_SIZE} sent to random points along A* paths, a \
          quarter as many idle enemies, every unit a `Combatant` with range 4. The same scene \
          flocks (squad tuning with standoffs) or steers by `PotentialField` (every wall tile, \
          squad-mate and enemy summed per unit). Whole app update, medians of {rounds} \

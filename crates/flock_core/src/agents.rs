@@ -115,19 +115,147 @@ impl AgentMemory {
     }
 }
 
-/// What an agent has beyond its body: its memory, and this tick's leader, flow and standoff. The crowd
-/// keeps these in one vector, empty until some agent has any, so that crowds without them pay
-/// nothing.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct AgentExtras {
-    pub(crate) memory: AgentMemory,
-    /// The leader it follows this tick (see [`Crowd::set_leader`](crate::Crowd::set_leader)).
-    pub(crate) leader: Option<Leader>,
-    /// The flow fed to it this tick (see [`Crowd::set_flow`](crate::Crowd::set_flow)).
-    pub(crate) flow: Vec3,
-    /// Which way it backs off from enemies this tick (see
-    /// [`Crowd::set_standoff`](crate::Crowd::set_standoff)).
-    pub(crate) standoff: Option<Standoff>,
+/// What agents have beyond their bodies: their memory (held avoidance, wander point, last
+/// force) and this tick's leader, flow and standoff, one column per kind so that a pass reads
+/// only what it needs. A column is empty until some agent has a value in it, so that crowds
+/// without that kind pay nothing, and from then on one entry per agent.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Extras {
+    holds: Vec<Option<AvoidanceHold>>,
+    /// Whether some hold may be set, so that crowds without holds skip their countdown.
+    pub(crate) holding: bool,
+    wanders: Vec<Vec3>,
+    last_forces: Vec<Option<Vec3>>,
+    leaders: Vec<Option<Leader>>,
+    flows: Vec<Vec3>,
+    standoffs: Vec<Option<Standoff>>,
+}
+
+/// `column[i]`, or the empty value where the column is not that long.
+fn get<T: Copy + Default>(column: &[T], i: usize) -> T {
+    column.get(i).copied().unwrap_or_default()
+}
+
+/// Sets `column[i]` to `value` for a crowd of `len` agents, sizing the column first, unless the
+/// value is empty and the column does not reach `i` yet (it then stays as short).
+fn put<T: Copy + Default + PartialEq>(column: &mut Vec<T>, i: usize, len: usize, value: T) {
+    if value == T::default() && i >= column.len() {
+        return;
+    }
+    column.resize(len, T::default());
+    column[i] = value;
+}
+
+impl Extras {
+    /// Forgets every agent's.
+    pub(crate) fn clear(&mut self) {
+        self.holds.clear();
+        self.holding = false;
+        self.wanders.clear();
+        self.last_forces.clear();
+        self.leaders.clear();
+        self.flows.clear();
+        self.standoffs.clear();
+    }
+
+    /// Agent `i`'s memory.
+    #[inline]
+    pub(crate) fn memory(&self, i: usize) -> AgentMemory {
+        AgentMemory {
+            hold: self.hold(i),
+            wander: self.wander(i),
+            last_force: self.last_force(i),
+        }
+    }
+
+    /// Sets agent `i`'s memory, of a crowd of `len` (already made usable).
+    pub(crate) fn set_memory(&mut self, i: usize, len: usize, memory: AgentMemory) {
+        self.holding |= memory.hold.is_some();
+        put(&mut self.holds, i, len, memory.hold);
+        put(&mut self.wanders, i, len, memory.wander);
+        put(&mut self.last_forces, i, len, memory.last_force);
+    }
+
+    /// The avoidance direction agent `i` holds.
+    #[inline]
+    pub(crate) fn hold(&self, i: usize) -> Option<AvoidanceHold> {
+        get(&self.holds, i)
+    }
+
+    /// Every agent's held direction, for a crowd of `len`, to change.
+    pub(crate) fn holds_mut(&mut self, len: usize) -> &mut [Option<AvoidanceHold>] {
+        self.holds.resize(len, None);
+        &mut self.holds
+    }
+
+    /// Agent `i`'s wander direction (zero before it is drawn).
+    #[inline]
+    pub(crate) fn wander(&self, i: usize) -> Vec3 {
+        get(&self.wanders, i)
+    }
+
+    /// Whether some agent has a wander direction.
+    #[inline]
+    pub(crate) fn has_wanders(&self) -> bool {
+        !self.wanders.is_empty()
+    }
+
+    /// Every agent's wander direction, for a crowd of `len`, to change.
+    pub(crate) fn wanders_mut(&mut self, len: usize) -> &mut [Vec3] {
+        self.wanders.resize(len, Vec3::ZERO);
+        &mut self.wanders
+    }
+
+    /// The force agent `i` last computed.
+    #[inline]
+    pub(crate) fn last_force(&self, i: usize) -> Option<Vec3> {
+        get(&self.last_forces, i)
+    }
+
+    /// Every agent's last force, for a crowd of `len`, to change.
+    pub(crate) fn last_forces_mut(&mut self, len: usize) -> &mut [Option<Vec3>] {
+        self.last_forces.resize(len, None);
+        &mut self.last_forces
+    }
+
+    /// Forgets every agent's last force.
+    pub(crate) fn forget_last_forces(&mut self) {
+        self.last_forces.clear();
+    }
+
+    /// The leader agent `i` follows this tick.
+    #[inline]
+    pub(crate) fn leader(&self, i: usize) -> Option<Leader> {
+        get(&self.leaders, i)
+    }
+
+    /// Sets agent `i`'s leader, of a crowd of `len`.
+    pub(crate) fn set_leader(&mut self, i: usize, len: usize, leader: Option<Leader>) {
+        put(&mut self.leaders, i, len, leader);
+    }
+
+    /// The flow fed to agent `i` this tick.
+    #[inline]
+    pub(crate) fn flow(&self, i: usize) -> Vec3 {
+        get(&self.flows, i)
+    }
+
+    /// Sets agent `i`'s flow, of a crowd of `len`.
+    pub(crate) fn set_flow(&mut self, i: usize, len: usize, flow: Vec3) {
+        self.flows.resize(len, Vec3::ZERO);
+        self.flows[i] = flow;
+    }
+
+    /// Which way agent `i` backs off this tick.
+    #[inline]
+    pub(crate) fn standoff(&self, i: usize) -> Option<Standoff> {
+        get(&self.standoffs, i)
+    }
+
+    /// Sets agent `i`'s standoff, of a crowd of `len`.
+    pub(crate) fn set_standoff(&mut self, i: usize, len: usize, standoff: Option<Standoff>) {
+        put(&mut self.standoffs, i, len, standoff);
+    }
 }
 
 /// What integration changes of an agent.

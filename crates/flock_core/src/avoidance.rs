@@ -87,7 +87,7 @@ impl Crowd {
         self.forces.results = results;
         self.avoidance.out = out;
         self.avoidance.avoided = true;
-        self.agents.holding |= self.avoidance.params.hold_seconds > 0.0;
+        self.agents.extras.holding |= self.avoidance.params.hold_seconds > 0.0;
         self.avoidance.out.iter().filter(|a| a.avoiding).count()
     }
 
@@ -100,10 +100,9 @@ impl Crowd {
         obstacles: &Layered,
     ) {
         let agent = self.slot_agent(slot);
-        let kept = self.agents.extras(agent.index).memory.hold;
         if result.reused {
             // Its kept force already holds its avoidance; so does its hold.
-            out.hold = kept;
+            out.hold = self.agents.extras.hold(agent.index);
             return;
         }
         if agent.heading == Vec3::ZERO {
@@ -112,7 +111,7 @@ impl Crowd {
         let a = &self.avoidance.params;
         let look_ahead = self.look_ahead(&agent);
         // A held direction is kept while it stays clear.
-        let held = kept.filter(|hold| {
+        let held = self.agents.extras.hold(agent.index).filter(|hold| {
             a.hold_seconds > 0.0
                 && obstacles.is_clear(agent.position, hold.direction, look_ahead, a.cast_radius)
         });

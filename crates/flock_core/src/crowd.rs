@@ -5,7 +5,7 @@ use std::sync::Arc;
 use glam::Vec3;
 
 use crate::Space;
-use crate::agents::{AgentExtras, AgentInput, AgentMemory, Body, ParamsId};
+use crate::agents::{AgentInput, AgentMemory, Body, Extras, ParamsId};
 use crate::avoidance::AvoidancePass;
 use crate::detail::Detail;
 use crate::executor::{ChunkExecutor, Serial};
@@ -61,25 +61,8 @@ pub(crate) struct Agents {
     pub(crate) targets: Vec<Option<Vec3>>,
     /// Forces added with [`Crowd::add_force`] this tick.
     pub(crate) added: Vec<Vec3>,
-    /// Memory, leaders and flows: empty until an agent has one.
-    pub(crate) extras: Vec<AgentExtras>,
-    /// Whether some agent may hold an avoidance direction, so that crowds without holds skip
-    /// their countdown.
-    pub(crate) holding: bool,
-}
-
-impl Agents {
-    /// Agent `i`'s extras, or the empty ones.
-    pub(crate) fn extras(&self, i: usize) -> AgentExtras {
-        self.extras.get(i).copied().unwrap_or_default()
-    }
-
-    /// Agent `i`'s extras to change, sizing them for every agent first.
-    fn extras_mut(&mut self, i: usize) -> &mut AgentExtras {
-        self.extras
-            .resize(self.bodies.len(), AgentExtras::default());
-        &mut self.extras[i]
-    }
+    /// Memory, leaders, flows and standoffs.
+    pub(crate) extras: Extras,
 }
 
 /// The executor the passes run on: [`Serial`] until one is set.
@@ -149,7 +132,6 @@ impl Crowd {
         agents.targets.clear();
         agents.added.clear();
         agents.extras.clear();
-        agents.holding = false;
         self.forces.pending = false;
     }
 
@@ -221,11 +203,13 @@ impl Crowd {
     }
 
     /// The sanitised parameters agent `i` uses.
+    #[inline]
     pub fn params_of(&self, i: usize) -> &FlockTuning {
         &self.prepared_of(i).params
     }
 
     /// The parameters agent `i` uses, with what the passes derive from them.
+    #[inline]
     pub(crate) fn prepared_of(&self, i: usize) -> &Prepared {
         &self.params[self.agents.params[i] as usize]
     }
@@ -263,7 +247,7 @@ impl Crowd {
 
     /// What agent `i` carries to the next tick (see [`AgentMemory`]).
     pub fn memory(&self, i: usize) -> AgentMemory {
-        self.agents.extras(i).memory
+        self.agents.extras.memory(i)
     }
 
     /// Restores what agent `i` carried from the last tick, for a crowd rebuilt every tick (as
@@ -272,11 +256,9 @@ impl Crowd {
     /// force (the agent then updates this tick).
     pub fn set_memory(&mut self, i: usize, memory: AgentMemory) {
         let memory = memory.usable(|v| self.space.flat(v));
-        if i >= self.len() || (memory == AgentMemory::default() && i >= self.agents.extras.len()) {
-            return;
+        if i < self.len() {
+            self.agents.extras.set_memory(i, self.len(), memory);
         }
-        self.agents.holding |= memory.hold.is_some();
-        self.agents.extras_mut(i).memory = memory;
     }
 
     /// Sets the leader agent `i` follows this tick (see
@@ -288,8 +270,8 @@ impl Crowd {
             velocity: self.space.flat(l.velocity),
             ..l
         });
-        if i < self.len() && (leader.is_some() || i < self.agents.extras.len()) {
-            self.agents.extras_mut(i).leader = leader;
+        if i < self.len() {
+            self.agents.extras.set_leader(i, self.len(), leader);
         }
         leader.is_some()
     }
@@ -303,7 +285,7 @@ impl Crowd {
             return false;
         }
         let flow = limit_length(self.space.flat(flow), 1.0);
-        self.agents.extras_mut(i).flow = flow;
+        self.agents.extras.set_flow(i, self.len(), flow);
         true
     }
 
@@ -319,7 +301,8 @@ impl Crowd {
             return false;
         }
         let urgency = urgency.clamp(0.0, 1.0);
-        self.agents.extras_mut(i).standoff = Some(Standoff { away, urgency });
+        let standoff = Some(Standoff { away, urgency });
+        self.agents.extras.set_standoff(i, self.len(), standoff);
         true
     }
 
@@ -331,6 +314,7 @@ impl Crowd {
 
     /// The force pass's force plus the added ones. Should the sum overflow (forces near
     /// `f32::MAX`), each part is first limited to `max_force`.
+    #[inline]
     pub(crate) fn total_force(&self, i: usize, max_force: f32) -> Vec3 {
         let computed = if self.forces.pending {
             self.forces.results[self.index.grid.slots()[i] as usize].force

@@ -61,9 +61,7 @@ impl Crowd {
                 interval: u64::from(d.interval.max(1)),
             });
         if self.detail.is_none() {
-            for extras in &mut self.agents.extras {
-                extras.memory.last_force = None;
-            }
+            self.agents.extras.forget_last_forces();
         }
     }
 
@@ -75,16 +73,14 @@ impl Crowd {
 
     /// The force `agent` keeps this tick instead of computing one, under level of detail: far
     /// from the focus, off its turn, and with a force from before.
+    #[inline]
     pub(crate) fn reused_force(&self, agent: &SlotAgent) -> Option<Vec3> {
         let detail = self.detail?;
         let on_turn = (self.tick.wrapping_add(agent.index as u64)).is_multiple_of(detail.interval);
         if on_turn || agent.position.distance_squared(detail.focus) <= detail.near_sq {
             return None;
         }
-        self.agents
-            .extras
-            .get(agent.index)
-            .and_then(|e| e.memory.last_force)
+        self.agents.extras.last_force(agent.index)
     }
 
     /// Under level of detail, keeps each agent's force of this tick's pass for the ticks it
@@ -93,10 +89,10 @@ impl Crowd {
         if self.detail.is_none() || !self.forces.pending {
             return;
         }
-        self.agents.extras.resize(self.len(), Default::default());
-        let slots = self.index.grid.slots();
-        for (i, extras) in self.agents.extras.iter_mut().enumerate() {
-            extras.memory.last_force = Some(self.forces.results[slots[i] as usize].force);
+        let (slots, results) = (self.index.grid.slots(), &self.forces.results);
+        let kept = self.agents.extras.last_forces_mut(self.agents.bodies.len());
+        for (i, kept) in kept.iter_mut().enumerate() {
+            *kept = Some(results[slots[i] as usize].force);
         }
     }
 }

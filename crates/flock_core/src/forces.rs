@@ -4,7 +4,6 @@
 use glam::Vec3;
 
 use crate::Crowd;
-use crate::agents::AgentExtras;
 use crate::executor::for_each_chunk_mut;
 use crate::neighbours::{Neighbourhood, ScanBuffers};
 use crate::rules::Prediction;
@@ -41,6 +40,7 @@ pub(crate) struct SlotAgent<'a> {
 
 impl SlotAgent<'_> {
     /// How the agent predicts collisions, if it does.
+    #[inline]
     pub(crate) fn prediction(&self) -> Option<Prediction> {
         let p = &self.params.params.perception;
         self.params.predicts.then_some(Prediction {
@@ -61,10 +61,8 @@ impl Crowd {
         if !self.index.covers(n) {
             self.build_index();
         }
-        if self.agents.extras.len() != n
-            && self.params.iter().any(|p| p.params.weights.wander != 0.0)
-        {
-            self.agents.extras.resize(n, AgentExtras::default());
+        if self.params.iter().any(|p| p.params.weights.wander != 0.0) {
+            self.agents.extras.wanders_mut(n);
         }
         let mut results = core::mem::take(&mut self.forces.results);
         results.clear();
@@ -104,6 +102,7 @@ impl Crowd {
     }
 
     /// The agent in sorted `slot`, as the force pass reads it.
+    #[inline]
     pub(crate) fn slot_agent(&self, slot: usize) -> SlotAgent<'_> {
         let gathered = &self.index.gathered[slot];
         SlotAgent {

@@ -40,6 +40,7 @@ impl Crowd {
     }
 
     /// Moves agent `i`'s `body` by `dt`.
+    #[inline]
     fn integrate_agent(&self, i: usize, body: &mut Body, dt: f32, obstacles: &Layered) {
         let params = &self.prepared_of(i).params;
         let limits = params.limits;
@@ -74,6 +75,7 @@ impl Crowd {
     /// The end of a move from `from` to `to` at velocity `v`, never into an obstacle: it stops
     /// at the first surface crossed, then spends the rest of the move sliding along it (a
     /// second surface stops the slide); the velocity loses what points into each surface.
+    #[inline]
     fn stay_outside(&self, from: Vec3, to: Vec3, mut v: Vec3, obstacles: &Layered) -> (Vec3, Vec3) {
         let (allowed, surface) = obstacles.constrain(from, to);
         let mut p = allowed;
@@ -96,6 +98,7 @@ impl Crowd {
     /// second) up to the rate. A force pointing backwards turns the agent at the full rate,
     /// to the side it leans to (right when straight back: clockwise on the plane, about the Y
     /// axis in 3D), while it brakes, so that a creature turns round rather than reverses.
+    #[inline]
     fn heading_driven(&self, body: &Body, force: Vec3, dt: f32, rate: f32) -> Vec3 {
         let flat = |v: Vec3| self.space.flat(v);
         let velocity = flat(body.velocity);
@@ -122,17 +125,15 @@ impl Crowd {
 
     /// Takes the holds the avoidance pass chose, less `dt`; without a pass, none is held.
     fn count_down_holds(&mut self, dt: f32) {
-        if !self.agents.holding {
+        if !self.agents.extras.holding {
             return;
         }
         let n = self.len();
-        self.agents.extras.resize(n, Default::default());
         let out = &self.avoidance.out;
         let counted = self.avoidance.avoided && out.len() == n;
         let slots = self.index.grid.slots();
         let mut any = false;
-        for (i, extras) in self.agents.extras.iter_mut().enumerate() {
-            let hold = &mut extras.memory.hold;
+        for (i, hold) in self.agents.extras.holds_mut(n).iter_mut().enumerate() {
             *hold = if counted {
                 out[slots[i] as usize]
                     .hold
@@ -146,12 +147,13 @@ impl Crowd {
             };
             any |= hold.is_some();
         }
-        self.agents.holding = any;
+        self.agents.extras.holding = any;
     }
 }
 
 /// `v` with its speed kept within the limits: cut to the max speed, or raised to the min speed
 /// along itself (or along `heading` when it is zero).
+#[inline]
 fn within_speed_limits(v: Vec3, heading: Vec3, limits: &SteeringLimits) -> Vec3 {
     let speed = length(v);
     if speed > limits.max_speed {

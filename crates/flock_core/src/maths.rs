@@ -7,6 +7,7 @@ use crate::Space;
 
 /// `v`'s length, also where its square overflows `f32` (beyond about 1.8e19) or underflows to
 /// imprecise subnormals (below about 1e-19): the vector is then scaled first.
+#[inline]
 pub(crate) fn length(v: Vec3) -> f32 {
     let length_sq = v.length_squared();
     if length_sq.is_normal() || length_sq == 0.0 || !v.is_finite() {
@@ -20,6 +21,7 @@ pub(crate) fn length(v: Vec3) -> f32 {
 /// `v` scaled to unit length, or `None` for a zero or non-finite vector: bit for bit glam's
 /// `try_normalize` where the squared length is a normal number, and still of unit length where
 /// it overflows or underflows (glam's then gives `None` or a vector of the wrong length).
+#[inline]
 pub(crate) fn unit(v: Vec3) -> Option<Vec3> {
     let length_sq = v.length_squared();
     if length_sq.is_normal() || length_sq == 0.0 || !v.is_finite() {
@@ -32,6 +34,7 @@ pub(crate) fn unit(v: Vec3) -> Option<Vec3> {
 /// `v` shortened to at most `max`: bit for bit glam's `clamp_length_max` where the squares are
 /// normal numbers, and still correct where they overflow (glam's version then returns zero) or
 /// underflow.
+#[inline]
 pub(crate) fn limit_length(v: Vec3, max: f32) -> Vec3 {
     let (length_sq, max_sq) = (v.length_squared(), max * max);
     if length_sq.is_normal() && max_sq.is_normal() {
@@ -50,6 +53,7 @@ pub(crate) fn limit_length(v: Vec3, max: f32) -> Vec3 {
 
 /// The rotation by `angle` radians about unit `axis`, with libm's sine and cosine so that it is
 /// the same on every platform.
+#[inline]
 pub(crate) fn rotation(axis: Vec3, angle: f32) -> Quat {
     let (sin, cos) = (libm::sinf(angle * 0.5), libm::cosf(angle * 0.5));
     Quat::from_xyzw(axis.x * sin, axis.y * sin, axis.z * sin, cos)
@@ -57,6 +61,7 @@ pub(crate) fn rotation(axis: Vec3, angle: f32) -> Quat {
 
 impl Space {
     /// `v` in this space: on the plane, with z dropped.
+    #[inline]
     pub(crate) fn flat(self, v: Vec3) -> Vec3 {
         match self {
             Space::Volume => v,
@@ -66,6 +71,7 @@ impl Space {
 
     /// The direction to the right of unit `heading`: clockwise on the plane; in 3D, across it
     /// and the Y axis (across any axis when heading straight up or down).
+    #[inline]
     pub(crate) fn right_of(self, heading: Vec3) -> Vec3 {
         match self {
             Space::Planar => Vec3::new(heading.y, -heading.x, 0.0),

@@ -226,12 +226,15 @@ impl Probe {
             Vec4::splat(self.heading.z),
         );
         let radius_sq = Vec4::splat(self.radius_sq);
+        // The columns as local slices: their pointers and lengths then stay in registers
+        // instead of being read again from `lanes` for every group.
+        let (xs, ys, zs) = (lanes.x.as_slice(), lanes.y.as_slice(), lanes.z.as_slice());
         for range in ranges {
             let mut s = range.start;
             while s < range.end {
-                let x = SlotLanes::load(&lanes.x, s) - cx;
-                let y = SlotLanes::load(&lanes.y, s) - cy;
-                let z = SlotLanes::load(&lanes.z, s) - cz;
+                let x = SlotLanes::load(xs, s) - cx;
+                let y = SlotLanes::load(ys, s) - cy;
+                let z = SlotLanes::load(zs, s) - cz;
                 let dist_sq = x * x + y * y + z * z;
                 let mut keep = dist_sq.cmple(radius_sq);
                 // Lanes past the range's end (without a branch: short ranges are common).
@@ -282,10 +285,12 @@ pub(crate) struct LaneScan<T> {
     /// [`separation_divisor`]).
     unit_separation: bool,
     flock_key: Vec4,
-    count: Vec4,
+    /// Neighbours taken in so far (an integer: lane masks are counted, not summed on lanes, which
+    /// leaves the lanes' registers to the sums).
+    count: u32,
     nearest_sq: Vec4,
     separation: Lanes3,
-    mates: Vec4,
+    mates: u32,
     velocity_sum: Lanes3,
     offset_sum: Lanes3,
     collisions: T,
@@ -395,10 +400,10 @@ impl<T: Collisions> LaneScan<T> {
             separation_sq: Vec4::splat(separation_sq),
             unit_separation,
             flock_key: Vec4::splat(flock_key),
-            count: Vec4::ZERO,
+            count: 0,
             nearest_sq: Vec4::INFINITY,
             separation: Lanes3::ZERO,
-            mates: Vec4::ZERO,
+            mates: 0,
             velocity_sum: Lanes3::ZERO,
             offset_sum: Lanes3::ZERO,
             collisions,
@@ -421,8 +426,15 @@ impl<T: Collisions> LaneScan<T> {
     ) -> bool {
         let mut unchecked = 0;
         let probe = self.probe;
+        // Local slices, as in `Probe::for_each_group`.
+        let (vxs, vys, vzs) = (
+            lanes.vx.as_slice(),
+            lanes.vy.as_slice(),
+            lanes.vz.as_slice(),
+        );
+        let keys = lanes.flock_key.as_slice();
         probe.for_each_group(lanes, ranges, centre, own, |s, x, y, z, dist_sq, keep| {
-            self.count += Vec4::select(keep, Vec4::ONE, Vec4::ZERO);
+            self.count += lanes_set(keep);
             self.nearest_sq = self
                 .nearest_sq
                 .min(Vec4::select(keep, dist_sq, Vec4::INFINITY));
@@ -434,14 +446,14 @@ impl<T: Collisions> LaneScan<T> {
                     .add_where(near, -x * inv, -y * inv, -z * inv);
             }
             let (vx, vy, vz) = (
-                SlotLanes::load(&lanes.vx, s),
-                SlotLanes::load(&lanes.vy, s),
-                SlotLanes::load(&lanes.vz, s),
+                SlotLanes::load(vxs, s),
+                SlotLanes::load(vys, s),
+                SlotLanes::load(vzs, s),
             );
             self.collisions
                 .observe(keep, [x, y, z], dist_sq, [vx, vy, vz]);
-            let mate = keep & SlotLanes::load(&lanes.flock_key, s).cmpeq(self.flock_key);
-            self.mates += Vec4::select(mate, Vec4::ONE, Vec4::ZERO);
+            let mate = keep & SlotLanes::load(keys, s).cmpeq(self.flock_key);
+            self.mates += lanes_set(mate);
             self.velocity_sum.add_where(mate, vx, vy, vz);
             self.offset_sum.add_where(mate, x, y, z);
             unchecked += LANES;
@@ -455,7 +467,7 @@ impl<T: Collisions> LaneScan<T> {
 
     /// Neighbours found so far.
     pub(crate) fn count(&self) -> f32 {
-        lane_sum(self.count)
+        self.count as f32
     }
 
     /// The sums, or `None` when a neighbour is coincident with the agent (its separation needs
@@ -466,10 +478,10 @@ impl<T: Collisions> LaneScan<T> {
             return None;
         }
         Some(Scan {
-            count: lane_sum(self.count) as u32,
+            count: self.count,
             nearest_sq,
             separation: self.separation.sum(),
-            mates: lane_sum(self.mates) as u32,
+            mates: self.mates,
             velocity_sum: self.velocity_sum.sum(),
             offset_sum: self.offset_sum.sum(),
             collision: self.collisions.soonest(),
@@ -482,4 +494,10 @@ impl<T: Collisions> LaneScan<T> {
 fn lane_sum(v: Vec4) -> f32 {
     let [a, b, c, d] = v.to_array();
     (a + b) + (c + d)
+}
+
+/// How many of the four lanes `mask` selects.
+#[inline(always)]
+fn lanes_set(mask: BVec4A) -> u32 {
+    mask.bitmask().count_ones()
 }

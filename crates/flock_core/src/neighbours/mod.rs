@@ -53,6 +53,7 @@ pub(crate) struct NeighbourIndex {
 
 impl NeighbourIndex {
     /// Whether the index was built for `len` agents.
+    #[inline]
     pub(crate) fn covers(&self, len: usize) -> bool {
         self.gathered.len() == len
     }
@@ -182,6 +183,7 @@ impl Images {
 /// one box size across each face it is within a neighbour radius of (up to 8 in a corner), so
 /// that agents see each other across the seam. Axes where the box is no wider than two radii
 /// get no seam search, since an agent could then be counted twice.
+#[inline]
 fn seam_images(p: Vec3, prepared: &Prepared, space: Space) -> Images {
     let mut images = Images {
         shifts: [Vec3::ZERO; 8],
@@ -230,6 +232,7 @@ pub(crate) struct Neighbourhood<'a> {
 impl<'a> Neighbourhood<'a> {
     /// `agent`'s neighbourhood in `index`, with the stencil of its cell in `buffers` (kept
     /// from the agent before when it is in the same cell).
+    #[inline]
     pub(crate) fn new(
         index: &'a NeighbourIndex,
         space: Space,
@@ -251,6 +254,7 @@ impl<'a> Neighbourhood<'a> {
     }
 
     /// Scans the neighbours: with SIMD lanes when they can answer, else exactly.
+    #[inline]
     pub(crate) fn scan(&mut self) -> Scan {
         match self.scan_lanes() {
             Some(scan) => scan,
@@ -260,6 +264,7 @@ impl<'a> Neighbourhood<'a> {
 
     /// The slot ranges to scan around the agent's image shifted by `shift` (see
     /// [`image_ranges`]).
+    #[inline]
     fn ranges(&mut self, shift: Vec3) -> &[Range<usize>] {
         let buffers = &mut *self.buffers;
         image_ranges(
@@ -275,6 +280,7 @@ impl<'a> Neighbourhood<'a> {
     /// The scan on SIMD lanes, or `None` where it cannot answer: a coincident neighbour, more
     /// flocks than keys tell apart, or more neighbours than the cap even within the smallest
     /// of [`SHRUNK_RADII`] (or a crowd too dense to count them cheaply).
+    #[inline]
     pub(crate) fn scan_lanes(&mut self) -> Option<Scan> {
         if !self.index.lanes.keys_exact() {
             return None;
@@ -477,6 +483,7 @@ impl<'a> Neighbourhood<'a> {
 /// The slot ranges to scan around `centre`, an agent's image shifted by `shift`: the agent's
 /// own `stencil` when unshifted, else the stencil of the image's cell, written to
 /// `seam_stencil`.
+#[inline]
 fn image_ranges<'b>(
     index: &NeighbourIndex,
     space: Space,
@@ -496,6 +503,7 @@ fn image_ranges<'b>(
 }
 
 /// Adds one neighbour `c` of `agent` to its scan.
+#[inline]
 fn take_neighbour(
     index: &NeighbourIndex,
     space: Space,

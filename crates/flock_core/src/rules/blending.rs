@@ -44,6 +44,7 @@ impl Behaviour {
 
 /// [`BlendMode::WeightedSum`](crate::BlendMode) of the weighted `forces`: the urgent ones first,
 /// up to `max_force`; the sum of the rest gets what they leave.
+#[inline]
 pub(crate) fn weighted_sum(forces: &[Vec3; Behaviour::COUNT], max_force: f32) -> Vec3 {
     let mut total = Vec3::ZERO;
     for behaviour in Behaviour::SUMMED {
@@ -64,6 +65,7 @@ pub(crate) fn weighted_sum(forces: &[Vec3; Behaviour::COUNT], max_force: f32) ->
 /// [`BlendMode::Prioritised`](crate::BlendMode) allocation of the weighted `forces` (Reynolds'
 /// prioritised acceleration allocation): each in priority order takes what it needs of what is
 /// left of `max_force`; the first that does not fit gets the rest.
+#[inline]
 pub(crate) fn prioritised(forces: &[Vec3; Behaviour::COUNT], max_force: f32) -> Vec3 {
     let mut total = Vec3::ZERO;
     let mut left = max_force;

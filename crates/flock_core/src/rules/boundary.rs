@@ -9,6 +9,7 @@ use crate::tuning::{Boundary, SteeringLimits};
 /// The force of [`Boundary::Walls`] on an agent at `p`: within `margin` of a face, inward,
 /// growing linearly with the depth into the band to `weight` times the max force at the face;
 /// `None` for other boundaries or a zero margin.
+#[inline]
 pub(crate) fn walls(
     p: Vec3,
     boundary: &Boundary,
@@ -35,6 +36,7 @@ pub(crate) fn walls(
 
 /// Where a move to `p` ends under `boundary`, with the velocity `v` it leaves with: wrapped
 /// round the box, or stopped at a wall with the velocity reflected off it.
+#[inline]
 pub(crate) fn keep_within(p: Vec3, v: Vec3, boundary: &Boundary) -> (Vec3, Vec3) {
     match *boundary {
         Boundary::None => (p, v),
@@ -43,6 +45,7 @@ pub(crate) fn keep_within(p: Vec3, v: Vec3, boundary: &Boundary) -> (Vec3, Vec3)
     }
 }
 
+#[inline]
 fn wrap(p: Vec3, min: Vec3, max: Vec3) -> Vec3 {
     let size = max - min;
     let mut out = p.to_array();
@@ -58,6 +61,7 @@ fn wrap(p: Vec3, min: Vec3, max: Vec3) -> Vec3 {
     Vec3::from_array(out)
 }
 
+#[inline]
 fn keep_inside(p: Vec3, v: Vec3, min: Vec3, max: Vec3) -> (Vec3, Vec3) {
     let (mut p, mut v) = (p.to_array(), v.to_array());
     for axis in 0..3 {

@@ -37,6 +37,7 @@ impl Prediction {
     /// closing, and come within the distance inside the horizon (two that already overlap are
     /// left to separation). The time solves `|offset + t * relative velocity| = distance` for
     /// its first root. The lane scan repeats this arithmetic four lanes at once.
+    #[inline]
     pub(crate) fn collision(
         &self,
         offset: Vec3,
@@ -63,6 +64,7 @@ impl Prediction {
 /// force for one that is happening now). When the other will be straight ahead (a head-on
 /// meeting), the agent turns right (on the plane, clockwise; in 3D, about the Y axis), so
 /// that two agents meeting head on both keep right and pass.
+#[inline]
 pub(crate) fn sidestep(agent: &SlotAgent, collision: Collision, space: Space) -> Vec3 {
     let params = &agent.params.params;
     let heading = unit(space.flat(agent.velocity))

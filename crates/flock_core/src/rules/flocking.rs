@@ -77,6 +77,7 @@ pub(crate) fn separation_divisor<D: SquaredDistance>(dist_sq: D, unit_over_squar
 /// With [`Perception::counts_itself`](crate::Perception::counts_itself) the agent is one of
 /// its own flock-mates, as in Vicsek et al. (1995): one more in the count and its own velocity
 /// in the sum (its offset from itself is zero).
+#[inline]
 pub(crate) fn forces(scan: &crate::neighbours::Scan, params: &FlockTuning, v: Vec3) -> [Vec3; 3] {
     let limits = &params.limits;
     let (mut mates, mut velocity_sum) = (scan.mates, scan.velocity_sum);
@@ -106,6 +107,7 @@ pub(crate) fn forces(scan: &crate::neighbours::Scan, params: &FlockTuning, v: Ve
 
 /// A fixed unit direction for the pair `(i, j)`, opposite for `(j, i)`, so coincident agents
 /// separate deterministically.
+#[inline]
 pub(crate) fn coincident_direction(i: usize, j: usize, space: Space) -> Vec3 {
     let (lo, hi) = (i.min(j) as u32, i.max(j) as u32);
     let mut h = lo.wrapping_mul(0x9E37_79B1) ^ hi.wrapping_mul(0x85EB_CA77);

@@ -41,6 +41,7 @@ impl Leader {
 /// brings it to the station `leader.distance` behind, matching the leader's velocity and
 /// slowing inside the arrival radius as it nears the station: desired velocity = leader
 /// velocity + arrival toward the station, at most max speed.
+#[inline]
 pub(crate) fn follow(agent: &SlotAgent, leader: &Leader, space: Space) -> (Vec3, Vec3) {
     let limits = agent.params.params.limits;
     let (p, v) = (agent.position, agent.velocity);

@@ -41,6 +41,7 @@ pub(crate) use standoff::Standoff;
 /// The force that steers velocity `v` toward `desired` (Reynolds 1999: steering = desired
 /// velocity - velocity), as a change of velocity made within the response time, limited to
 /// the max force.
+#[inline]
 pub(crate) fn respond(desired: Vec3, v: Vec3, limits: &SteeringLimits) -> Vec3 {
     limit_length((desired - v) / limits.response_time, limits.max_force)
 }
@@ -48,11 +49,12 @@ pub(crate) fn respond(desired: Vec3, v: Vec3, limits: &SteeringLimits) -> Vec3 {
 impl Crowd {
     /// `agent`'s steering force from what its neighbourhood `scan` saw: each behaviour's
     /// force, weighted, then blended as its [`BlendMode`] says.
+    #[inline]
     pub(crate) fn steering(&self, agent: &SlotAgent, scan: &Scan) -> Vec3 {
         let params = &agent.params.params;
         let (w, limits) = (params.weights, params.limits);
         let (p, v) = (agent.position, agent.velocity);
-        let extras = self.agents.extras(agent.index);
+        let extras = &self.agents.extras;
 
         let mut forces = [Vec3::ZERO; Behaviour::COUNT];
         let mut set = |behaviour: Behaviour, force: Vec3| forces[behaviour as usize] = force;
@@ -78,18 +80,19 @@ impl Crowd {
             set(Behaviour::Sidestep, sidestep * w.collision_avoidance);
         }
         if w.leader != 0.0
-            && let Some(leader) = extras.leader
+            && let Some(leader) = extras.leader(agent.index)
         {
             let (clear_path, keep_station) = leader::follow(agent, &leader, self.space);
             set(Behaviour::LeaderPath, clear_path * w.leader);
             set(Behaviour::Leader, keep_station * w.leader);
         }
-        if w.flow != 0.0 && extras.flow != Vec3::ZERO {
-            let flow = respond(extras.flow * limits.max_speed, v, &limits);
+        let flow = extras.flow(agent.index);
+        if w.flow != 0.0 && flow != Vec3::ZERO {
+            let flow = respond(flow * limits.max_speed, v, &limits);
             set(Behaviour::Flow, flow * w.flow);
         }
         if w.standoff != 0.0
-            && let Some(away) = extras.standoff
+            && let Some(away) = extras.standoff(agent.index)
         {
             set(
                 Behaviour::Standoff,

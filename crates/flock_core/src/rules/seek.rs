@@ -15,6 +15,7 @@ pub const LONGEST_LEAD: f32 = 3.0;
 /// Reynolds' (1999) estimate of how many seconds ahead to predict a moving quarry, for pursuit
 /// and evasion: the time to cover `distance` at `max_speed`, at most [`LONGEST_LEAD`]. Zero
 /// for an agent that cannot move.
+#[inline]
 pub fn lead_time(distance: f32, max_speed: f32) -> f32 {
     if max_speed > 0.0 && max_speed.is_finite() {
         (distance / max_speed).min(LONGEST_LEAD)
@@ -25,6 +26,7 @@ pub fn lead_time(distance: f32, max_speed: f32) -> f32 {
 
 /// Seek with arrival: toward the target at full speed, slowing linearly inside the arrival
 /// radius; the desired velocity is zero on the target itself.
+#[inline]
 pub(crate) fn seek(p: Vec3, v: Vec3, target: Vec3, limits: &SteeringLimits) -> Vec3 {
     let to_target = target - p;
     let distance = length(to_target);
@@ -71,6 +73,7 @@ impl Threat {
 /// moving one: away from where it will be when the agent could reach it): toward a velocity
 /// straight away at max speed, the nearer threat counting more (by `1 - distance / radius`),
 /// up to the max force.
+#[inline]
 pub(crate) fn flee(agent: &SlotAgent, threats: &[Threat], space: Space) -> Vec3 {
     let limits = agent.params.params.limits;
     let mut away = Vec3::ZERO;

@@ -19,6 +19,7 @@ pub(crate) struct Standoff {
 
 /// The force that backs `agent` off: toward a velocity along `away` at `urgency` of its max
 /// speed.
+#[inline]
 pub(crate) fn standoff(agent: &SlotAgent, standoff: Standoff) -> Vec3 {
     let limits = agent.params.params.limits;
     let desired = standoff.away * limits.max_speed * standoff.urgency;

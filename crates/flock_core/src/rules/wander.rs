@@ -18,6 +18,7 @@ const WANDER_STREAM: u64 = 0x5741_4E44_4552_0001;
 
 /// The force toward `agent`'s wander point: on a unit sphere [`WANDER_DISTANCE`] units ahead
 /// of it, in the unit direction `point` from the sphere's centre.
+#[inline]
 pub(crate) fn wander(agent: &SlotAgent, point: Vec3, space: Space) -> Vec3 {
     let limits = agent.params.params.limits;
     let ahead = unit(space.flat(agent.velocity))
@@ -32,9 +33,10 @@ pub(crate) fn wander(agent: &SlotAgent, point: Vec3, space: Space) -> Vec3 {
 impl Crowd {
     /// Agent `i`'s wander direction, drawn at random (from the seed and its index) before it
     /// has one.
+    #[inline]
     pub(crate) fn wander_point(&self, i: usize) -> Vec3 {
-        match self.agents.extras.get(i) {
-            Some(e) if e.memory.wander != Vec3::ZERO => e.memory.wander,
+        match self.agents.extras.wander(i) {
+            wander if wander != Vec3::ZERO => wander,
             _ => {
                 let mut draw = NoiseDraw::new(self.seed ^ WANDER_STREAM, u64::MAX, i);
                 unit(self.space.flat(draw.in_cube())).unwrap_or(Vec3::X)
@@ -45,7 +47,7 @@ impl Crowd {
     /// Moves every wandering agent's wander point one random step, of `rate * sqrt(dt)` at
     /// most along each axis, back onto the sphere.
     pub(crate) fn drift_wander_points(&mut self, dt: f32) {
-        if self.agents.extras.is_empty() {
+        if !self.agents.extras.has_wanders() {
             return;
         }
         for i in 0..self.len() {
@@ -56,13 +58,14 @@ impl Crowd {
             let mut draw = NoiseDraw::new(self.seed ^ WANDER_STREAM, self.tick, i);
             let step = draw.in_cube() * w.wander_rate * dt.sqrt();
             let current = self.wander_point(i);
-            self.agents.extras[i].memory.wander =
+            self.agents.extras.wanders_mut(self.agents.bodies.len())[i] =
                 unit(self.space.flat(current + step)).unwrap_or(current);
         }
     }
 
     /// `v` turned by this tick's random angle for agent `i`, up to `noise / 2` either way (in
     /// 3D about a random axis across `v`).
+    #[inline]
     pub(crate) fn with_noise(&self, i: usize, v: Vec3, noise: f32) -> Vec3 {
         let Some(dir) = unit(v) else {
             return v;
