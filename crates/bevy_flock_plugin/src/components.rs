@@ -85,6 +85,7 @@ pub struct SteeringState {
 impl SteeringState {
     /// The state after a tick that left the agent at `position` heading along `heading`, with
     /// the kernel's `memory` of it, and at its target or not.
+    #[inline]
     pub(crate) fn new(
         heading: Vec3,
         position: Vec3,
@@ -103,11 +104,13 @@ impl SteeringState {
     }
 
     /// Whether it carries anything to the next tick (a hold, a wander point, a last force).
+    #[inline]
     pub(crate) fn has_memory(&self) -> bool {
         self.hold_left > 0.0 || self.wander != Vec3::ZERO || self.last_force.is_some()
     }
 
     /// What the kernel carries of the agent to its next tick.
+    #[inline]
     pub(crate) fn memory(&self) -> flock_core::AgentMemory {
         flock_core::AgentMemory {
             hold: (self.hold_left > 0.0).then_some(flock_core::AvoidanceHold {

@@ -82,6 +82,7 @@ pub(crate) struct AgentData {
 
 impl AgentDataItem<'_, '_> {
     /// Whether the agent overrides any part of its flock's tuning.
+    #[inline]
     fn overrides(&self) -> bool {
         self.weights.is_some()
             || self.limits.is_some()
@@ -95,7 +96,8 @@ type Whereabouts = (&'static GlobalTransform, Option<&'static Velocity>);
 
 /// Pushes every agent into the kernel: its flock's parameters (or its own overrides of them),
 /// its target (the quarry's velocity given for a pursuit), its state (values that are not
-/// finite replaced, and reported once), and the memory it carries from the last tick.
+/// finite replaced, and reported once), and the memory it carries from the last tick; then
+/// builds the neighbour grid.
 pub(crate) fn extract_agents(
     mut sim: ResMut<FlockSimulation>,
     config: Res<FlockingConfig>,
@@ -156,12 +158,15 @@ pub(crate) fn extract_agents(
         }
         sim.add_entity(agent.entity, i);
     }
+    // The grid at once, while the agents just copied are in this thread's cache.
+    sim.crowd_mut().build_index();
     sim.step_time += started.elapsed();
 }
 
 /// `agent`'s flock number and parameter set: its flock's (`entry`, of `flock_entity`), or,
 /// where it overrides part of its flock's tuning, a set of its own; the defaults (created once,
 /// in `fallback`) for an agent whose flock is not a [`Flock`].
+#[inline]
 fn agent_params(
     sim: &mut FlockSimulation,
     agent: &AgentDataItem,
@@ -200,6 +205,7 @@ fn agent_params(
 /// The point `agent` seeks and, for a [`Target::Pursue`] of a moving entity, that entity's
 /// velocity (the kernel leads the aim by it). A target that names the agent itself, or an
 /// entity without a transform, is dropped and reported once.
+#[inline]
 fn resolve_target(
     agent: &AgentDataItem,
     targets: &Query<Whereabouts>,
@@ -346,6 +352,7 @@ fn itself(field: &'static str) -> Correction {
 /// The way an agent rotated by `rotation` faces (local `-Z` in 3D, `+X` on the plane), or,
 /// for a rotation that is not a finite unit quaternion, the correction to report: the heading
 /// then comes from the velocity.
+#[inline]
 fn heading_of(rotation: Quat, space: Space) -> Result<Vec3, Correction> {
     if !rotation.is_finite() || (rotation.length_squared() - 1.0).abs() > 1e-3 {
         return Err(Correction {

@@ -159,7 +159,8 @@ pub(crate) enum Step {
     Formations,
     /// Prepare: agents with a destination moved along their paths.
     Paths,
-    /// Neighbour lookup: the flocks' tunings and the agents pushed into the kernel.
+    /// Neighbour lookup: the flocks' tunings and the agents pushed into the kernel, and the
+    /// neighbour grid built.
     CopyAgents,
     /// Neighbour lookup: followers given their leaders.
     CopyLeaders,
@@ -173,16 +174,15 @@ pub(crate) enum Step {
     CopyTerrain,
     /// Neighbour lookup: the built-in obstacles added.
     CopyObstacles,
-    /// Neighbour lookup: the obstacles applied and the neighbour grid built.
-    BuildIndex,
+    /// Neighbour lookup: the obstacles gathered handed to the kernel.
+    ApplyObstacles,
     /// Force accumulation: the force pass.
     Forces,
     /// Force accumulation: forces that replace the rules' (potential fields).
     ReplaceForces,
-    /// Integration: the kernel's, through the obstacle backend.
+    /// Integration: the kernel's, through the obstacle backend, and the moved agents written
+    /// back to their components.
     Integrate,
-    /// Integration: the moved agents written back to their components.
-    WriteBack,
     /// Integration: the metrics published.
     Metrics,
 }
@@ -367,16 +367,14 @@ impl FlockingPlugin {
                     Step::CopyStandoffs,
                     Step::CopyTerrain,
                     Step::CopyObstacles,
-                    Step::BuildIndex,
+                    Step::ApplyObstacles,
                 )
                     .chain()
                     .in_set(NeighbourLookup),
                 (Step::Forces, Step::ReplaceForces)
                     .chain()
                     .in_set(ForceAccumulation),
-                (Step::Integrate, Step::WriteBack, Step::Metrics)
-                    .chain()
-                    .in_set(Integration),
+                (Step::Integrate, Step::Metrics).chain().in_set(Integration),
             ),
         )
         .add_systems(
@@ -388,9 +386,8 @@ impl FlockingPlugin {
                     .in_set(Step::CopyAgents),
                 extract::extract_leaders.in_set(Step::CopyLeaders),
                 extract::extract_predators.in_set(Step::CopyPredators),
-                step::build_index.in_set(Step::BuildIndex),
+                step::apply_obstacles.in_set(Step::ApplyObstacles),
                 step::accumulate_forces.in_set(Step::Forces),
-                step::write_back.in_set(Step::WriteBack),
                 diagnostics::forget_despawned.in_set(Last),
             ),
         );

@@ -58,11 +58,13 @@ impl FlockSimulation {
     }
 
     /// The kernel with this tick's agents, in the order of [`entities`](Self::entities).
+    #[inline]
     pub fn crowd(&self) -> &Crowd {
         &self.crowd
     }
 
     /// The kernel, for the plugin's systems.
+    #[inline]
     pub(crate) fn crowd_mut(&mut self) -> &mut Crowd {
         &mut self.crowd
     }
@@ -77,6 +79,7 @@ impl FlockSimulation {
     }
 
     /// Adds agent `entity`, kernel index `i`, to the entity map.
+    #[inline]
     pub(crate) fn add_entity(&mut self, entity: Entity, i: usize) {
         debug_assert_eq!(self.entities.len(), i);
         self.entities.push(entity);
@@ -93,6 +96,7 @@ impl FlockSimulation {
     }
 
     /// The kernel index of `entity`, if it is an agent this tick.
+    #[inline]
     pub fn index_of(&self, entity: Entity) -> Option<usize> {
         let i = *self.index.get(entity.index_u32() as usize)? as usize;
         (self.entities.get(i) == Some(&entity)).then_some(i)

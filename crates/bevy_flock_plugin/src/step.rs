@@ -48,8 +48,8 @@ impl ChunkExecutor for TaskPoolExecutor {
 
 /// Ends the neighbour lookup: the obstacles gathered this tick and
 /// [`FlockingConfig::avoidance`] (its corrections reported once per field) handed to the
-/// kernel, and the neighbour grid built.
-pub(crate) fn build_index(
+/// kernel.
+pub(crate) fn apply_obstacles(
     mut sim: ResMut<FlockSimulation>,
     config: Res<FlockingConfig>,
     mut reported_fields: Local<HashSet<&'static str>>,
@@ -66,7 +66,6 @@ pub(crate) fn build_index(
     let crowd = sim.crowd_mut();
     crowd.set_avoidance(avoidance);
     crowd.set_obstacles(shapes.iter().copied());
-    crowd.build_index();
     sim.shapes = shapes;
     sim.step_time += started.elapsed();
 }
@@ -91,13 +90,25 @@ pub(crate) fn avoid_obstacles<B: ObstacleBackend>(
     sim.step_time += started.elapsed();
 }
 
+/// The agents that integration moves.
+type Moved = (
+    Entity,
+    &'static mut Transform,
+    &'static mut Velocity,
+    &'static mut SteeringState,
+);
+
 /// Integration, kept out of the built-in obstacles and backend `B`'s, by this tick's time (cut
-/// to [`FlockingConfig::max_timestep`], with one warning).
+/// to [`FlockingConfig::max_timestep`], with one warning), then the moved agents written back
+/// (see [`write_back`]), in the same system so that the crowd's buffers are still in this
+/// thread's cache.
 pub(crate) fn integrate<B: ObstacleBackend>(
     mut sim: ResMut<FlockSimulation>,
     config: Res<FlockingConfig>,
     backend: StaticSystemParam<B::Param>,
     time: Res<Time>,
+    agents: Query<Moved, With<Agent>>,
+    commands: Commands,
     mut warned_long_frame: Local<bool>,
 ) {
     let started = Instant::now();
@@ -118,15 +129,16 @@ pub(crate) fn integrate<B: ObstacleBackend>(
         sim.crowd_mut().integrate(dt.as_secs_f32(), colliders)
     });
     sim.step_time += started.elapsed();
+    write_back(sim, &config, agents, commands);
 }
 
 /// Writes each moved agent's [`Transform`] (turned to face its heading, if
 /// [`FlockingConfig::orient_to_velocity`]), [`Velocity`] and [`SteeringState`] back, in
 /// parallel, and triggers [`TargetReached`] for those that arrived, in entity order.
-pub(crate) fn write_back(
-    mut sim: ResMut<FlockSimulation>,
-    config: Res<FlockingConfig>,
-    mut agents: Query<(Entity, &mut Transform, &mut Velocity, &mut SteeringState), With<Agent>>,
+fn write_back(
+    sim: &mut FlockSimulation,
+    config: &FlockingConfig,
+    mut agents: Query<Moved, With<Agent>>,
     mut commands: Commands,
 ) {
     let started = Instant::now();
@@ -170,6 +182,7 @@ pub(crate) fn write_back(
 /// calls `arrive` when it has just come within its reach radius. It leaves only beyond its
 /// arrival radius (or twice the reach radius): an agent that overshoots and settles, or
 /// settles on the edge, arrives once.
+#[inline]
 fn arrived(sim: &FlockSimulation, i: usize, was_there: bool, arrive: impl FnOnce()) -> bool {
     let crowd = sim.crowd();
     let Some(target) = crowd.target(i) else {

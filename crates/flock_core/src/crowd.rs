@@ -150,6 +150,7 @@ impl Crowd {
     /// Adds an agent and returns its index. Non-finite values are replaced as in
     /// [`AgentInput::sanitized`] (position falls back to the origin); an unknown parameter set
     /// falls back to the defaults. On the plane, z components are dropped.
+    #[inline]
     pub fn push(&mut self, agent: AgentInput) -> usize {
         let (mut agent, _) = agent.sanitized(Vec3::ZERO);
         if agent.params.0 as usize >= self.params.len() {
@@ -193,6 +194,7 @@ impl Crowd {
     }
 
     /// Number of agents.
+    #[inline]
     pub fn len(&self) -> usize {
         self.agents.bodies.len()
     }
@@ -215,37 +217,44 @@ impl Crowd {
     }
 
     /// Agent `i`'s position.
+    #[inline]
     pub fn position(&self, i: usize) -> Vec3 {
         self.agents.bodies[i].position
     }
 
     /// Agent `i`'s velocity.
+    #[inline]
     pub fn velocity(&self, i: usize) -> Vec3 {
         self.agents.bodies[i].velocity
     }
 
     /// Agent `i`'s unit heading (zero if it never moved and none was given).
+    #[inline]
     pub fn heading(&self, i: usize) -> Vec3 {
         self.agents.bodies[i].heading
     }
 
     /// Agent `i`'s flock number.
+    #[inline]
     pub fn flock(&self, i: usize) -> u32 {
         self.agents.flocks[i]
     }
 
     /// Agent `i`'s target, if it has one.
+    #[inline]
     pub fn target(&self, i: usize) -> Option<Vec3> {
         self.agents.targets[i]
     }
 
     /// Whether agent `i` has a target within its [`SteeringLimits::reach_radius`](crate::SteeringLimits).
+    #[inline]
     pub fn has_reached_target(&self, i: usize) -> bool {
         let reach = self.params_of(i).limits.reach_radius;
         self.agents.targets[i].is_some_and(|t| length(self.agents.bodies[i].position - t) <= reach)
     }
 
     /// What agent `i` carries to the next tick (see [`AgentMemory`]).
+    #[inline]
     pub fn memory(&self, i: usize) -> AgentMemory {
         self.agents.extras.memory(i)
     }
@@ -254,6 +263,7 @@ impl Crowd {
     /// the plugin's is). Unusable parts are dropped: a hold with a zero or non-finite direction
     /// or no time left, a zero or non-finite wander direction (it starts afresh), a non-finite
     /// force (the agent then updates this tick).
+    #[inline]
     pub fn set_memory(&mut self, i: usize, memory: AgentMemory) {
         let memory = memory.usable(|v| self.space.flat(v));
         if i < self.len() {
