@@ -6,10 +6,14 @@ use std::sync::OnceLock;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use flock_core::Shape;
-use pathfinding::prelude::astar;
 
 use crate::plugin::{FlockingSchedule, Step};
 use crate::simulation::FlockSimulation;
+use regions::Regions;
+use search::{PathSearch, Searched, turns};
+
+mod regions;
+mod search;
 
 /// Tile maps (the `pathfinding` feature; add it after
 /// [`FlockingPlugins`](crate::FlockingPlugins)): the [`Terrain`] resource's unwalkable tiles
@@ -55,10 +59,6 @@ fn add_walls(
     sim.step_time += started.elapsed();
 }
 
-/// Cost of a straight step between tiles in A*; a diagonal one costs [`DIAGONAL_COST`].
-const STRAIGHT_COST: u32 = 10;
-/// Cost of a diagonal step: 10 x sqrt 2, rounded.
-const DIAGONAL_COST: u32 = 14;
 /// How far a smoothed path keeps from unwalkable tiles, as a fraction of the tile size.
 const PATH_CLEARANCE: f32 = 0.25;
 
@@ -257,12 +257,11 @@ impl Terrain {
         if regions.of(start) != regions.of(goal) {
             return None;
         }
-        let (tiles, _cost) = astar(
-            &start,
-            |&tile| self.steps(tile),
-            |&tile| octile_distance(tile, goal),
-            |&tile| tile == goal,
-        )?;
+        let mut search = PathSearch::new(self, start, goal);
+        let tiles = match search.run(self, u32::MAX) {
+            Searched::Found(tiles) => tiles,
+            Searched::NoPath | Searched::Unfinished => return None,
+        };
         let mut path = turns(&tiles);
         // From off the terrain, the way in is the start tile; to a point off it, the way out
         // is the goal tile.
@@ -335,36 +334,6 @@ impl Terrain {
         })
     }
 
-    /// The walkable tiles one step from `tile`, with the step's cost.
-    fn steps(&self, tile: UVec2) -> Vec<(UVec2, u32)> {
-        let mut steps = Vec::with_capacity(8);
-        let at = tile.as_ivec2();
-        let open = |d: IVec2| {
-            let t = at + d;
-            t.cmpge(IVec2::ZERO).all() && self.is_walkable(t.as_uvec2())
-        };
-        for dy in -1..=1 {
-            for dx in -1..=1 {
-                let d = IVec2::new(dx, dy);
-                if d == IVec2::ZERO || !open(d) {
-                    continue;
-                }
-                let diagonal = dx != 0 && dy != 0;
-                // A diagonal step needs both tiles beside it open: no cutting corners.
-                if diagonal && !(open(IVec2::new(dx, 0)) && open(IVec2::new(0, dy))) {
-                    continue;
-                }
-                let cost = if diagonal {
-                    DIAGONAL_COST
-                } else {
-                    STRAIGHT_COST
-                };
-                steps.push(((at + d).as_uvec2(), cost));
-            }
-        }
-        steps
-    }
-
     /// The centres of the unwalkable tiles.
     pub(crate) fn wall_centres(&self) -> Vec<Vec3> {
         let mut centres = Vec::new();
@@ -408,116 +377,9 @@ impl Terrain {
         boxes
     }
 
-    fn index(&self, tile: UVec2) -> Option<usize> {
+    pub(super) fn index(&self, tile: UVec2) -> Option<usize> {
         tile.cmplt(self.size)
             .all()
             .then(|| tile.x as usize + tile.y as usize * self.size.x as usize)
     }
-}
-
-/// The connected regions of a terrain: walkable tiles joined by straight steps (a diagonal step
-/// needs both tiles beside it open, so it joins nothing the straight ones do not). Kept as the
-/// runs of walkable tiles along each row, each with its region, so the work and memory grow
-/// with the runs, not the tiles.
-#[derive(Clone, Debug, Default)]
-struct Regions {
-    /// Where each row's runs start in `runs`; one more entry than rows.
-    row_starts: Vec<usize>,
-    /// Runs of walkable tiles, `x` from `.0` up to but not including `.1`, row by row.
-    runs: Vec<(u32, u32)>,
-    /// The region of each run.
-    region: Vec<u32>,
-}
-
-impl Regions {
-    fn new(terrain: &Terrain) -> Self {
-        let (width, height) = (terrain.size.x as usize, terrain.size.y as usize);
-        let mut row_starts = Vec::with_capacity(height + 1);
-        let mut runs = Vec::new();
-        for row in terrain.walkable.chunks_exact(width.max(1)).take(height) {
-            row_starts.push(runs.len());
-            let mut x = 0;
-            while x < width {
-                if !row[x] {
-                    x += 1;
-                    continue;
-                }
-                let start = x;
-                while x < width && row[x] {
-                    x += 1;
-                }
-                runs.push((start as u32, x as u32));
-            }
-        }
-        row_starts.push(runs.len());
-        // Union-find over the runs: a run joins every run of the row below it overlaps.
-        let mut parent: Vec<u32> = (0..runs.len() as u32).collect();
-        fn root(parent: &mut [u32], mut i: u32) -> u32 {
-            while parent[i as usize] != i {
-                parent[i as usize] = parent[parent[i as usize] as usize];
-                i = parent[i as usize];
-            }
-            i
-        }
-        for y in 1..height {
-            let (below, here) = (
-                row_starts[y - 1]..row_starts[y],
-                row_starts[y]..row_starts[y + 1],
-            );
-            let mut b = below.start;
-            for h in here {
-                let (x0, x1) = runs[h];
-                while b < below.end && runs[b].1 <= x0 {
-                    b += 1;
-                }
-                let mut k = b;
-                while k < below.end && runs[k].0 < x1 {
-                    let (p, q) = (root(&mut parent, h as u32), root(&mut parent, k as u32));
-                    parent[p.max(q) as usize] = p.min(q);
-                    k += 1;
-                }
-            }
-        }
-        let region = (0..runs.len() as u32)
-            .map(|i| root(&mut parent, i))
-            .collect();
-        Self {
-            row_starts,
-            runs,
-            region,
-        }
-    }
-
-    /// The region of a walkable `tile`; `None` for an unwalkable one.
-    fn of(&self, tile: UVec2) -> Option<u32> {
-        let y = tile.y as usize;
-        let (first, last) = (*self.row_starts.get(y)?, *self.row_starts.get(y + 1)?);
-        let row = &self.runs[first..last];
-        let k = row.partition_point(|&(_, end)| end <= tile.x);
-        let &(start, end) = row.get(k)?;
-        (start <= tile.x && tile.x < end).then(|| self.region[first + k])
-    }
-}
-
-/// The tiles of an 8-connected path where it turns, and its last, but not its first: the
-/// tiles between two turns lie on the line joining them, so a path through the turns is the
-/// same path.
-fn turns(tiles: &[UVec2]) -> Vec<UVec2> {
-    if tiles.len() < 2 {
-        return Vec::new();
-    }
-    let step = |k: usize| tiles[k + 1].as_ivec2() - tiles[k].as_ivec2();
-    let mut kept: Vec<UVec2> = (1..tiles.len() - 1)
-        .filter(|&k| step(k - 1) != step(k))
-        .map(|k| tiles[k])
-        .collect();
-    kept.extend(tiles.last());
-    kept
-}
-
-/// The A* heuristic on 8-connected tiles: exact where nothing is in the way.
-fn octile_distance(a: UVec2, b: UVec2) -> u32 {
-    let d = (a.as_ivec2() - b.as_ivec2()).abs().as_uvec2();
-    let (short, long) = (d.x.min(d.y), d.x.max(d.y));
-    DIAGONAL_COST * short + STRAIGHT_COST * (long - short)
 }
