@@ -41,6 +41,13 @@ pub struct ObstacleSet {
     reach: f32,
     /// Box around every bounded shape, grown by the reach.
     bounds: Option<(Vec3, Vec3)>,
+    /// The shapes and reach of the last rebuild as given, and how many of them were skipped:
+    /// a rebuild with the same keeps the bins (a terrain's thousands of walls stand still).
+    input: Vec<Shape>,
+    input_reach: Option<u32>,
+    skipped: usize,
+    /// Where a rebuild's shapes are gathered to compare with the last.
+    staging: Vec<Shape>,
 }
 
 /// Bounded shapes spanning more cells than this are checked by every agent in the bounds.
@@ -51,6 +58,23 @@ impl ObstacleSet {
     /// cell (casts step `reach` at a time where none is). Invalid shapes are skipped; returns
     /// how many.
     pub fn rebuild(&mut self, shapes: impl IntoIterator<Item = Shape>, reach: f32) -> usize {
+        let mut staging = core::mem::take(&mut self.staging);
+        staging.clear();
+        staging.extend(shapes);
+        // Unchanged obstacles keep their bins: the same result without the binning. (A NaN in
+        // a shape makes it unequal to itself, so such a set is simply binned again.)
+        if self.input_reach == Some(reach.to_bits()) && staging == self.input {
+            self.staging = staging;
+            return self.skipped;
+        }
+        self.staging = core::mem::replace(&mut self.input, staging);
+        self.input_reach = Some(reach.to_bits());
+        self.skipped = self.bin_input(reach);
+        self.skipped
+    }
+
+    /// Bins the shapes of `self.input`; returns how many were invalid.
+    fn bin_input(&mut self, reach: f32) -> usize {
         self.shapes.clear();
         self.unbounded.clear();
         self.cells.clear();
@@ -63,7 +87,8 @@ impl ObstacleSet {
         };
         self.cell_size = self.reach.max(1.0);
         let mut skipped = 0;
-        for shape in shapes {
+        for k in 0..self.input.len() {
+            let shape = self.input[k];
             if !shape.is_valid() {
                 skipped += 1;
                 continue;

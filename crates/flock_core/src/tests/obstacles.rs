@@ -328,3 +328,35 @@ fn held(hold: AvoidanceHold) -> AgentMemory {
         ..AgentMemory::default()
     }
 }
+
+#[test]
+fn a_rebuild_with_the_same_obstacles_answers_as_before_and_a_changed_one_anew() {
+    let sphere = |x: f32| Shape::Sphere {
+        centre: Vec3::new(x, 0.0, 0.0),
+        radius: 1.0,
+    };
+    let bad = Shape::Sphere {
+        centre: Vec3::ZERO,
+        radius: -1.0,
+    };
+    let mut set = ObstacleSet::default();
+    assert_eq!(set.rebuild([sphere(3.0), bad], 6.0), 1);
+    assert_eq!(set.distance(Vec3::ZERO), Some(2.0));
+    // The same shapes: the same answers, and the same count of skipped ones.
+    assert_eq!(set.rebuild([sphere(3.0), bad], 6.0), 1);
+    assert_eq!(set.distance(Vec3::ZERO), Some(2.0));
+    assert_eq!(set.len(), 1);
+    // One moved, or a new reach: binned anew.
+    assert_eq!(set.rebuild([sphere(5.0)], 6.0), 0);
+    assert_eq!(set.distance(Vec3::ZERO), Some(4.0));
+    assert_eq!(set.rebuild([sphere(5.0)], 2.0), 0);
+    assert_eq!(set.distance(Vec3::ZERO), None, "beyond the new reach");
+    // A shape with a NaN is never equal to itself: binned (and skipped) every time.
+    let nan = Shape::Sphere {
+        centre: Vec3::NAN,
+        radius: 1.0,
+    };
+    assert_eq!(set.rebuild([nan], 2.0), 1);
+    assert_eq!(set.rebuild([nan], 2.0), 1);
+    assert!(set.is_empty());
+}
