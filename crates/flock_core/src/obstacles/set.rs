@@ -77,7 +77,11 @@ impl ObstacleSet {
     fn bin_input(&mut self, reach: f32) -> usize {
         self.shapes.clear();
         self.unbounded.clear();
-        self.cells.clear();
+        // Cells keep their (emptied) lists for this rebuild: a terrain's walls fill the same
+        // cells again without a storm of allocations and frees.
+        for ids in self.cells.values_mut() {
+            ids.clear();
+        }
         self.large.clear();
         self.bounds = None;
         self.reach = if reach.is_finite() && reach > 0.0 {
@@ -118,6 +122,12 @@ impl ObstacleSet {
                 }
             }
         }
+        // Cells left empty are dropped once they outnumber those in use, so that obstacles
+        // moving across a large world do not pile up cells.
+        let in_use = self.cells.values().filter(|ids| !ids.is_empty()).count();
+        if self.cells.len() > 2 * in_use + 1024 {
+            self.cells.retain(|_, ids| !ids.is_empty());
+        }
         skipped
     }
 
@@ -129,6 +139,12 @@ impl ObstacleSet {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.shapes.is_empty()
+    }
+
+    /// How many grid cells the set keeps lists for, empty ones included.
+    #[cfg(test)]
+    pub(crate) fn cell_count(&self) -> usize {
+        self.cells.len()
     }
 
     fn cell_of(&self, p: Vec3) -> IVec3 {
