@@ -220,10 +220,14 @@
 //! `TerrainPlugin` (use [`FlockTuning::squad`] as a start). A `Terrain` resource is a grid of
 //! walkable and unwalkable tiles: the unwalkable ones are obstacles agents steer round and
 //! never enter. A [`Destination`] on an agent sends it there along an A* path across the tiles
-//! (shortened by line of sight, re-planned when the terrain changes; straight without a
-//! terrain); on a [`Flock`] it sends the flock as a
-//! squad, each member to its own place in a [`Formation`] round the point, where it settles
-//! instead of jostling for the point with the others. Units with a [`Combatant`] (team, radius,
+//! (shortened by line of sight, planned again when a new wall crosses it; straight without a
+//! terrain); on a [`Flock`] it sends the flock as a squad, which plans one path for all its
+//! members, each going on to its own place in a [`Formation`] round the point, where it
+//! settles instead of jostling for the point with the others. The `PathPlanner` resource
+//! spreads the searches over ticks, at most `tiles_per_tick` tiles expanded a tick (10,000 by
+//! default), so that a big map or a crowd sent at once never stalls a tick; a unit waiting for
+//! its path says so in its [`PlannedPath`]'s `status`, and one with none gets a
+//! [`PathNotFound`] event. Units with a [`Combatant`] (team, radius,
 //! weapon range) keep a standoff from enemy units: at their weapon's range, or, when
 //! they cannot attack, outside the enemy's range plus 5 (`FlockWeights::standoff`). For
 //! comparison, a [`PotentialField`] on a squad steers its members by a potential field instead:

@@ -11,6 +11,7 @@ mod hostile;
 mod lab;
 mod lab_reference;
 mod obstacles;
+mod planning;
 mod predators;
 mod presets;
 mod queries;

@@ -211,3 +211,33 @@ pub fn meet(plugin: FlockingPlugins, lateral: Vec3, tuning: FlockTuning) -> Meet
         both_past: a.x > 20.0 && b.x < -20.0,
     }
 }
+
+/// A serpentine of one-tile corridors on a `side` x `side` map: walls on every odd row, each
+/// with one gap, at alternate ends. Returns the terrain and the corridor's ends.
+pub fn serpentine(side: u32) -> (Terrain, Vec3, Vec3) {
+    let mut terrain = Terrain::new(Vec2::ZERO, 1.0, UVec2::splat(side));
+    for y in (1..side).step_by(2) {
+        let gap = if (y / 2) % 2 == 0 { side - 1 } else { 0 };
+        for x in 0..side {
+            terrain.set_walkable(UVec2::new(x, y), x == gap);
+        }
+    }
+    let start = Vec3::new(0.5, 0.5, 0.0);
+    let goal = terrain.centre(UVec2::new(0, side - 1));
+    (terrain, start, goal)
+}
+
+/// The length of the way from `from` along `waypoints`, asserting each leg clear of walls.
+pub fn clear_path_length(terrain: &Terrain, from: Vec3, waypoints: &[Vec3]) -> f32 {
+    let mut at = from;
+    let mut length = 0.0;
+    for &waypoint in waypoints {
+        assert!(
+            terrain.is_clear_line(at, waypoint),
+            "the leg {at} -> {waypoint} crosses a wall"
+        );
+        length += at.distance(waypoint);
+        at = waypoint;
+    }
+    length
+}

@@ -276,21 +276,6 @@ fn a_potential_field_squad_crosses_the_maze_too() {
     );
 }
 
-/// A serpentine of one-tile corridors on a `side` x `side` map (`side` odd): walls on every
-/// odd row, each with one gap, at alternate ends. Returns the terrain and the corridor's ends.
-fn serpentine(side: u32) -> (Terrain, Vec3, Vec3) {
-    let mut terrain = Terrain::new(Vec2::ZERO, 1.0, UVec2::splat(side));
-    for y in (1..side).step_by(2) {
-        let gap = if (y / 2) % 2 == 0 { side - 1 } else { 0 };
-        for x in 0..side {
-            terrain.set_walkable(UVec2::new(x, y), x == gap);
-        }
-    }
-    let start = Vec3::new(0.5, 0.5, 0.0);
-    let goal = terrain.centre(UVec2::new(0, side - 1));
-    (terrain, start, goal)
-}
-
 /// Length of the shortest 4-connected walk between two tiles, by breadth-first search: the
 /// independent reference for a corridor one tile wide, where no shortcut exists.
 fn walk_length(terrain: &Terrain, from: UVec2, to: UVec2) -> Option<u32> {
@@ -321,17 +306,7 @@ fn walk_length(terrain: &Terrain, from: UVec2, to: UVec2) -> Option<u32> {
 fn checked_path(terrain: &Terrain, from: Vec3, to: Vec3) -> f32 {
     let path = terrain.find_path(from, to).expect("a path");
     assert_eq!(path.last(), Some(&to));
-    let mut at = from;
-    let mut length = 0.0;
-    for &waypoint in &path {
-        assert!(
-            terrain.is_clear_line(at, waypoint),
-            "the leg {at} -> {waypoint} crosses a wall"
-        );
-        length += at.distance(waypoint);
-        at = waypoint;
-    }
-    length
+    clear_path_length(terrain, from, &path)
 }
 
 #[test]

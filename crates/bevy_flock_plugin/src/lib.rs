@@ -37,12 +37,12 @@ pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingPlugins, 
 pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
 pub use simulation::{FlockSimulation, NearbyAgent};
 pub use squads::{
-    Combatant, Destination, Formation, PlannedPath, PotentialField, SUPPORT_MARGIN, SquadsPlugin,
-    UNARMED_MARGIN,
+    Combatant, Destination, Formation, PathNotFound, PathStatus, PlannedPath, PotentialField,
+    SUPPORT_MARGIN, SquadsPlugin, UNARMED_MARGIN,
 };
 pub use states::{BehaviourStates, BehaviourStatesPlugin};
 #[cfg(feature = "pathfinding")]
-pub use terrain::{LARGEST_TERRAIN, Terrain, TerrainPlugin, TerrainTooLarge};
+pub use terrain::{LARGEST_TERRAIN, PathPlanner, Terrain, TerrainPlugin, TerrainTooLarge};
 // The tuning types: defined (with their defaults, checks and docs) once, in the kernel, and
 // used here as components.
 pub use flock_core::{

@@ -5,11 +5,12 @@
 mod combat;
 mod paths;
 
+use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 
 pub use combat::{Combatant, PotentialField, SUPPORT_MARGIN, UNARMED_MARGIN};
-pub(crate) use paths::Ground;
-pub use paths::{Destination, PlannedPath};
+pub use paths::{Destination, PathNotFound, PathStatus, PlannedPath};
+pub(crate) use paths::{Ground, GroundChange, Planned};
 
 use crate::plugin::{FlockingSchedule, Step};
 use crate::{Flock, FlockMembers, Perception};
@@ -32,6 +33,7 @@ impl Plugin for SquadsPlugin {
         let schedule = FlockingSchedule::of(app, "SquadsPlugin");
         app.register_type::<Destination>()
             .register_type::<PlannedPath>()
+            .register_type::<PathStatus>()
             .register_type::<Formation>()
             .register_type::<Combatant>()
             .register_type::<PotentialField>()
@@ -66,6 +68,9 @@ pub struct Formation {
     pub destination: Option<Vec3>,
     /// Each member and its place.
     pub places: Vec<(Entity, Vec3)>,
+    /// The path the squad planned to its destination (the waypoints, the destination last),
+    /// which its members follow to their places; `None` when no path joins them.
+    pub path: Option<Vec<Vec3>>,
 }
 
 /// The places of a hexagonal formation round `centre`, `spacing` apart, nearest first, on the
@@ -119,50 +124,66 @@ type Squad = (
     Option<&'static mut Formation>,
 );
 
-/// Gives each member of a squad whose destination, members or ground changed its place in
-/// the formation, as its own [`Destination`].
+/// Sends each squad whose destination or members changed, or whose path or places a new wall
+/// took, to its destination: the squad plans one path (from its first member, through the
+/// planner), and each member gets its place in the formation as its own [`Destination`], with
+/// the squad's path and then its place as its [`PlannedPath`]. A squad whose path is still
+/// being planned waits; one with no path gives its members their places to plan for
+/// themselves, and plans again whenever the ground changes.
 fn assign_formation_places(
     mut squads: Query<Squad, With<Flock>>,
     transforms: Query<&Transform>,
-    ground: Ground,
+    mut ground: Ground,
     mut commands: Commands,
+    mut waiting: Local<EntityHashSet>,
+    mut seen: Local<paths::SeenGround>,
 ) {
-    let ground_changed = ground.is_changed();
+    let change = ground.changes(&mut seen);
+    waiting.retain(|&squad| squads.contains(squad));
     for (squad, destination, members, perception, formation) in &mut squads {
         let goal = destination.0;
-        if !(ground_changed
-            || destination.is_changed()
+        let spacing = (perception.separation_radius * PLACE_SPACING).max(f32::EPSILON);
+        let moved_on = destination.is_changed()
             || members.is_changed()
             || formation
                 .as_ref()
-                .is_none_or(|f| f.destination != Some(goal)))
-        {
-            continue;
-        }
+                .is_none_or(|f| f.destination != Some(goal));
         // The squad comes in from where its first member is.
         let first = members.iter().find_map(|m| transforms.get(m).ok());
         let from = first.map_or(goal, |t| t.translation);
-        let spacing = (perception.separation_radius * PLACE_SPACING).max(f32::EPSILON);
-        let places = formation_places(&ground, goal, spacing, members.len(), from);
-        // The members nearest the destination take the places furthest in, in turn.
-        let mut by_distance: Vec<(f32, Entity)> = members
-            .iter()
-            .filter_map(|m| {
-                let at = transforms.get(m).ok()?.translation;
-                Some((at.distance_squared(goal), m))
-            })
-            .collect();
-        by_distance.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut assigned = Vec::with_capacity(by_distance.len());
-        for (k, (_, member)) in by_distance.into_iter().enumerate() {
-            // Out of places (a squad larger than the ground round the goal): the goal itself.
-            let place = places.get(k).copied().unwrap_or(goal);
-            commands.entity(member).insert(Destination(place));
-            assigned.push((member, place));
+        let walled = match &change {
+            GroundChange::None => false,
+            GroundChange::All => true,
+            GroundChange::Blocked(tiles) => formation.as_ref().is_some_and(|f| {
+                f.path
+                    .as_ref()
+                    .is_none_or(|path| ground.crosses(from, path, tiles))
+                    || f.places
+                        .iter()
+                        .any(|&(_, place)| !place_usable(&ground, goal, spacing, place))
+            }),
+        };
+        if !(moved_on || walled || waiting.contains(&squad)) {
+            continue;
         }
+        let path = match ground.plan(squad, from, goal) {
+            Planned::Waiting => {
+                waiting.insert(squad);
+                continue;
+            }
+            Planned::Ready(path) => Some(path),
+            Planned::NoPath => None,
+        };
+        waiting.remove(&squad);
+        let approach = path
+            .as_ref()
+            .and_then(|p| p.len().checked_sub(2).map(|k| p[k]))
+            .unwrap_or(from);
+        let places = formation_places(&ground, goal, spacing, members.len(), approach);
         let placed = Formation {
             destination: Some(goal),
-            places: assigned,
+            places: place_members(&members, &transforms, goal, &places, &path, &mut commands),
+            path,
         };
         match formation {
             Some(mut formation) => *formation = placed,
@@ -173,27 +194,67 @@ fn assign_formation_places(
     }
 }
 
-/// `count` places `spacing` apart round `goal` for a squad coming from `from`, furthest in
-/// first: each walkable for half a spacing round it (a member there keeps off the walls) and in
-/// sight of the goal; "in" is away from where the path from `from` arrives (its last turn).
+/// Gives the `members` nearest `goal` the first of `places` (the furthest in), in turn, as
+/// their destinations, with the squad's `path` and then the place as their paths; returns who
+/// got which place.
+fn place_members(
+    members: &FlockMembers,
+    transforms: &Query<&Transform>,
+    goal: Vec3,
+    places: &[Vec3],
+    path: &Option<Vec<Vec3>>,
+    commands: &mut Commands,
+) -> Vec<(Entity, Vec3)> {
+    let mut by_distance: Vec<(f32, Entity)> = members
+        .iter()
+        .filter_map(|m| {
+            let at = transforms.get(m).ok()?.translation;
+            Some((at.distance_squared(goal), m))
+        })
+        .collect();
+    by_distance.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut assigned = Vec::with_capacity(by_distance.len());
+    for (k, (_, member)) in by_distance.into_iter().enumerate() {
+        // Out of places (a squad larger than the ground round the goal): the goal itself.
+        let place = places.get(k).copied().unwrap_or(goal);
+        let mut member_commands = commands.entity(member);
+        member_commands.insert(Destination(place));
+        if let Some(path) = &path {
+            let mut waypoints = path.clone();
+            waypoints.push(place);
+            member_commands.insert(PlannedPath {
+                destination: Some(place),
+                waypoints,
+                next: 0,
+                status: PathStatus::Found,
+            });
+        }
+        assigned.push((member, place));
+    }
+    assigned
+}
+
+/// Whether `place` suits a member of a squad going to `goal` with places `spacing` apart:
+/// walkable for half a spacing round it (a member there keeps off the walls), and in sight of
+/// the goal.
+fn place_usable(ground: &Ground, goal: Vec3, spacing: f32, place: Vec3) -> bool {
+    [Vec3::ZERO, Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y]
+        .iter()
+        .all(|&d| ground.is_walkable_at(place + d * spacing * 0.5))
+        && ground.is_clear_line(goal, place)
+}
+
+/// `count` usable places (see [`place_usable`]) `spacing` apart round `goal`, furthest first
+/// from `approach`, where the squad's path arrives from.
 fn formation_places(
     ground: &Ground,
     goal: Vec3,
     spacing: f32,
     count: usize,
-    from: Vec3,
+    approach: Vec3,
 ) -> Vec<Vec3> {
-    let margins =
-        [Vec3::ZERO, Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y].map(|d| d * spacing * 0.5);
-    let usable = |place: Vec3| {
-        margins.iter().all(|&m| ground.is_walkable_at(place + m))
-            && ground.is_clear_line(goal, place)
-    };
+    let usable = |place: Vec3| place_usable(ground, goal, spacing, place);
     let mut places = hexagonal_places(goal, spacing, count, usable);
-    let approach = ground
-        .find_path(from, goal)
-        .and_then(|path| path.len().checked_sub(2).map(|k| path[k]))
-        .unwrap_or(from);
     places.sort_by(|a, b| {
         b.distance_squared(approach)
             .total_cmp(&a.distance_squared(approach))

@@ -9,11 +9,34 @@ use flock_core::Shape;
 
 use crate::plugin::{FlockingSchedule, Step};
 use crate::simulation::FlockSimulation;
+use crate::squads::Destination;
+pub use planner::PathPlanner;
 use regions::Regions;
 use search::{PathSearch, Searched, turns};
 
+mod planner;
 mod regions;
 mod search;
+
+/// A path asked for across a terrain, ready to search: its ends and the tiles they join.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PathQuery {
+    from: Vec3,
+    to: Vec3,
+    start: UVec2,
+    goal: UVec2,
+    from_off: bool,
+    to_off: bool,
+}
+
+/// What a path needs before its search.
+#[derive(Clone, Debug, PartialEq)]
+enum PathStart {
+    /// Known without a search.
+    Answered(Option<Vec<Vec3>>),
+    /// To search for.
+    Search(PathQuery),
+}
 
 /// Tile maps (the `pathfinding` feature; add it after
 /// [`FlockingPlugins`](crate::FlockingPlugins)): the [`Terrain`] resource's unwalkable tiles
@@ -26,7 +49,32 @@ impl Plugin for TerrainPlugin {
     fn build(&self, app: &mut App) {
         let schedule = FlockingSchedule::of(app, "TerrainPlugin");
         app.register_type::<Terrain>()
-            .add_systems(schedule, add_walls.in_set(Step::CopyTerrain));
+            .init_resource::<PathPlanner>()
+            .add_systems(
+                schedule,
+                (
+                    (new_planning_tick, forget_removed_requests)
+                        .chain()
+                        .in_set(Step::Flocks),
+                    add_walls.in_set(Step::CopyTerrain),
+                ),
+            );
+    }
+}
+
+/// Gives the path planner this tick's budget.
+fn new_planning_tick(mut planner: ResMut<PathPlanner>) {
+    planner.new_tick();
+}
+
+/// Drops what agents and squads asked of the planner once their destination is removed or
+/// they are despawned, so that it neither searches for them nor keeps their answers.
+fn forget_removed_requests(
+    mut removed: RemovedComponents<Destination>,
+    mut planner: ResMut<PathPlanner>,
+) {
+    for who in removed.read() {
+        planner.forget(who);
     }
 }
 
@@ -59,6 +107,9 @@ fn add_walls(
     sim.step_time += started.elapsed();
 }
 
+/// The longest leg, in tiles, that shortening a path makes by skipping its turns.
+pub(crate) const LONGEST_SHORTCUT: f32 = 16.0;
+
 /// How far a smoothed path keeps from unwalkable tiles, as a fraction of the tile size.
 const PATH_CLEARANCE: f32 = 0.25;
 
@@ -90,9 +141,10 @@ impl std::error::Error for TerrainTooLarge {}
 ///
 /// Unwalkable tiles are obstacles: agents cast ahead against them and steer round them like any
 /// [`Obstacle`](crate::Obstacle), and never end a tick inside one. Agents with a
-/// [`Destination`](crate::Destination) get a path across the walkable tiles, planned by A* and
-/// re-planned whenever the terrain changes. Insert it as a resource (with [`TerrainPlugin`]);
-/// edit it any time (the world changes in play).
+/// [`Destination`](crate::Destination) get a path across the walkable tiles, planned by A*
+/// through the [`PathPlanner`] (a budget of tiles a tick) and planned again when a new wall
+/// crosses it. Insert it as a resource (with [`TerrainPlugin`]); edit it any time (the world
+/// changes in play).
 ///
 /// ```
 /// use bevy::prelude::*;
@@ -123,6 +175,87 @@ pub struct Terrain {
     /// path is first asked for after a change: tiles in different regions have no path.
     #[reflect(ignore)]
     regions: OnceLock<Regions>,
+    /// The tiles walled in lately, so that planned paths re-plan only where a new wall
+    /// crosses them.
+    #[reflect(ignore)]
+    changes: ChangeLog,
+}
+
+/// Tiles a side of the blocks [`NewWalls`] keeps the new walls in.
+const NEW_WALL_BLOCK: u32 = 8;
+
+/// The tiles walled in since a revision, as the 8 x 8 blocks of tiles they are in and those
+/// next to them (a bit each), and the range of those blocks: enough to tell quickly which
+/// planned paths they may cross.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct NewWalls {
+    blocks_across: u32,
+    bits: Vec<u64>,
+    /// The lowest and highest block marked (lowest above highest: none).
+    lowest: UVec2,
+    highest: UVec2,
+}
+
+impl NewWalls {
+    /// Whether the block at `block` (in blocks, maybe off the terrain) is marked.
+    fn holds(&self, block: Vec2) -> bool {
+        if !block.is_finite() || block.cmplt(Vec2::ZERO).any() {
+            return false;
+        }
+        let block = block.as_uvec2();
+        if block.x >= self.blocks_across {
+            return false;
+        }
+        let bit = block.y as usize * self.blocks_across as usize + block.x as usize;
+        self.bits
+            .get(bit / 64)
+            .is_some_and(|word| word & (1 << (bit % 64)) != 0)
+    }
+}
+
+/// How many newly blocked tiles a terrain remembers; after more, every path re-plans.
+const REMEMBERED_CHANGES: usize = 4096;
+
+/// Which terrain, and how far along its changes: planners and squads keep the one they last
+/// worked from, and ask the terrain what was walled in since.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TerrainRevision {
+    /// Unique to one terrain value: a new terrain, and every clone, gets its own.
+    terrain: u64,
+    /// One more with every tile changed.
+    changes: u64,
+}
+
+/// A terrain's revision and the tiles blocked in its last revisions.
+#[derive(Debug)]
+struct ChangeLog {
+    revision: TerrainRevision,
+    /// Each tile made unwalkable, with the revision that did it, oldest first.
+    blocked: std::collections::VecDeque<(u64, UVec2)>,
+    /// The newest revision whose blocked tiles were forgotten.
+    forgotten: u64,
+}
+
+impl Default for ChangeLog {
+    /// A new terrain's log: nothing changed yet, under an identity no other terrain has.
+    fn default() -> Self {
+        static TERRAINS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        Self {
+            revision: TerrainRevision {
+                terrain: TERRAINS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                changes: 0,
+            },
+            blocked: default(),
+            forgotten: 0,
+        }
+    }
+}
+
+impl Clone for ChangeLog {
+    /// A clone is a terrain of its own: what was planned on the original is planned again on it.
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 impl PartialEq for Terrain {
@@ -158,6 +291,7 @@ impl Terrain {
             size,
             walkable: vec![true; tiles as usize],
             regions: OnceLock::new(),
+            changes: ChangeLog::default(),
         })
     }
 
@@ -229,6 +363,7 @@ impl Terrain {
                 if self.walkable[i] != walkable {
                     self.walkable[i] = walkable;
                     self.regions = OnceLock::new();
+                    self.note_change(tile, walkable);
                 }
                 true
             }
@@ -236,44 +371,153 @@ impl Terrain {
         }
     }
 
+    /// Counts a change of `tile` and, if it was walled in, remembers it.
+    fn note_change(&mut self, tile: UVec2, walkable: bool) {
+        let log = &mut self.changes;
+        log.revision.changes += 1;
+        if walkable {
+            return;
+        }
+        log.blocked.push_back((log.revision.changes, tile));
+        if log.blocked.len() > REMEMBERED_CHANGES
+            && let Some((revision, _)) = log.blocked.pop_front()
+        {
+            log.forgotten = revision;
+        }
+    }
+
+    /// The terrain's identity and how many tiles changed on it.
+    pub(crate) fn revision(&self) -> TerrainRevision {
+        self.changes.revision
+    }
+
+    /// The tiles made unwalkable after `revision`, or `None` when they are not all
+    /// remembered (too many changes since, or `revision` is another terrain's).
+    pub(crate) fn blocked_since(&self, revision: TerrainRevision) -> Option<NewWalls> {
+        let log = &self.changes;
+        if revision.terrain != log.revision.terrain || revision.changes < log.forgotten {
+            return None;
+        }
+        let blocks = self.size.saturating_add(UVec2::splat(NEW_WALL_BLOCK - 1)) / NEW_WALL_BLOCK;
+        let mut walls = NewWalls {
+            blocks_across: blocks.x,
+            bits: vec![0; (blocks.x as usize * blocks.y as usize).div_ceil(64)],
+            lowest: UVec2::MAX,
+            highest: UVec2::ZERO,
+        };
+        // Each new wall marks its block and the eight round it, so that a way near it need
+        // look only at the blocks it passes through.
+        for &(_, tile) in log.blocked.iter().filter(|&&(r, _)| r > revision.changes) {
+            let block = tile / NEW_WALL_BLOCK;
+            let (lo, hi) = (
+                block.saturating_sub(UVec2::ONE),
+                (block + 1).min(blocks - 1),
+            );
+            for y in lo.y..=hi.y {
+                for x in lo.x..=hi.x {
+                    let bit = y as usize * blocks.x as usize + x as usize;
+                    walls.bits[bit / 64] |= 1 << (bit % 64);
+                }
+            }
+            walls.lowest = walls.lowest.min(lo);
+            walls.highest = walls.highest.max(hi);
+        }
+        Some(walls)
+    }
+
+    /// Whether one of `walls` lies within the clearance of the way from `from` along
+    /// `waypoints` and blocks it now: where planned paths must be planned again. Legs away
+    /// from every new wall cost a comparison; the rest a bit test per block of length.
+    pub(crate) fn crosses(&self, from: Vec3, waypoints: &[Vec3], walls: &NewWalls) -> bool {
+        if walls.lowest.cmpgt(walls.highest).any() {
+            return false;
+        }
+        let block = self.tile_size * NEW_WALL_BLOCK as f32;
+        let block_of = |p: Vec2| ((p - self.origin) / block).floor();
+        let (lowest, highest) = (walls.lowest.as_vec2(), walls.highest.as_vec2());
+        let mut at = from;
+        waypoints.iter().any(|&waypoint| {
+            let (a, b) = (at, waypoint);
+            at = b;
+            let (lo, hi) = (
+                block_of(a.truncate().min(b.truncate())),
+                block_of(a.truncate().max(b.truncate())),
+            );
+            if hi.cmplt(lowest).any() || lo.cmpgt(highest).any() {
+                return false;
+            }
+            // Samples a block apart: a tile within a tile and a quarter of the leg is within
+            // half a block and a little of one, so in its block or the next.
+            let samples = (a.distance(b) / block).ceil().max(1.0) as u32;
+            let near = (0..=samples)
+                .any(|k| walls.holds(block_of(a.lerp(b, k as f32 / samples as f32).truncate())));
+            near && !self.is_clear_line(a, b)
+        })
+    }
+
     /// A path from `from` to `to` across walkable tiles: A* over the tiles (8 neighbours, no
     /// cutting corners), then shortened by skipping every waypoint the path can go straight
-    /// past with room to spare. The waypoints are tile centres, then `to` itself; `from` is not
-    /// included. Off the terrain counts as walkable: an end off it joins the terrain at the
-    /// border tile nearest to it. `None` if either end is on an unwalkable tile (or joins the
+    /// past with room to spare, in legs of up to 16 tiles. The waypoints are tile centres,
+    /// then `to` itself; `from` is not included. Off the terrain counts as walkable: an end
+    /// off it joins the terrain at the border tile nearest to it. `None` if either end is on an unwalkable tile (or joins the
     /// terrain at one), or no path joins them; a goal walled in is known at once, without a
     /// search, from the terrain's connected regions.
     pub fn find_path(&self, from: Vec3, to: Vec3) -> Option<Vec<Vec3>> {
+        match self.start_path(from, to, Some(self.regions())) {
+            PathStart::Answered(answer) => answer,
+            PathStart::Search(query) => {
+                match PathSearch::new(self, query.start, query.goal).run(self, u32::MAX) {
+                    Searched::Found(tiles) => Some(self.finish_path(&query, &tiles)),
+                    Searched::NoPath | Searched::Unfinished => None,
+                }
+            }
+        }
+    }
+
+    /// What a path from `from` to `to` needs before a search: the answer at once (an end that
+    /// is not finite or is walled, a goal in another of the `regions` if they are known, an
+    /// empty terrain), or the tiles to search between.
+    fn start_path(&self, from: Vec3, to: Vec3, regions: Option<&Regions>) -> PathStart {
         let (from, to) = (from.with_z(0.0), to.with_z(0.0));
         if !self.is_valid() || !from.is_finite() || !to.is_finite() {
-            return None;
+            return PathStart::Answered(None);
         }
         if self.walkable.is_empty() {
-            return Some(vec![to]);
+            return PathStart::Answered(Some(vec![to]));
         }
-        let (start, from_off) = self.entry_tile(from)?;
-        let (goal, to_off) = self.entry_tile(to)?;
-        let regions = self.regions();
-        if regions.of(start) != regions.of(goal) {
-            return None;
-        }
-        let mut search = PathSearch::new(self, start, goal);
-        let tiles = match search.run(self, u32::MAX) {
-            Searched::Found(tiles) => tiles,
-            Searched::NoPath | Searched::Unfinished => return None,
+        let (Some((start, from_off)), Some((goal, to_off))) =
+            (self.entry_tile(from), self.entry_tile(to))
+        else {
+            return PathStart::Answered(None);
         };
-        let mut path = turns(&tiles);
+        if regions.is_some_and(|r| r.of(start) != r.of(goal)) {
+            return PathStart::Answered(None);
+        }
+        PathStart::Search(PathQuery {
+            from,
+            to,
+            start,
+            goal,
+            from_off,
+            to_off,
+        })
+    }
+
+    /// The waypoints of `query`'s path along `tiles` (the start first, the goal last): its
+    /// turns, shortened by line of sight, then `to` itself.
+    fn finish_path(&self, query: &PathQuery, tiles: &[UVec2]) -> Vec<Vec3> {
+        let mut path = turns(tiles);
         // From off the terrain, the way in is the start tile; to a point off it, the way out
         // is the goal tile.
-        if from_off {
-            path.insert(0, start);
+        if query.from_off {
+            path.insert(0, query.start);
         }
         let mut waypoints: Vec<Vec3> = path.into_iter().map(|t| self.centre(t)).collect();
-        if !to_off {
+        if !query.to_off {
             waypoints.pop();
         }
-        waypoints.push(to);
-        Some(self.shortened(from, waypoints))
+        waypoints.push(query.to);
+        self.shortened(query.from, waypoints)
     }
 
     /// The walkable tile where a path from or to `point` starts or ends, and whether `point`
@@ -295,16 +539,29 @@ impl Terrain {
         self.regions.get_or_init(|| Regions::new(self))
     }
 
+    /// The terrain's connected regions, if they are worked out for it as it is.
+    fn known_regions(&self) -> Option<&Regions> {
+        self.regions.get()
+    }
+
+    /// Keeps `regions`, worked out for the terrain as it is, for the paths asked for until it
+    /// changes.
+    fn keep_regions(&self, regions: Regions) -> &Regions {
+        self.regions.get_or_init(|| regions)
+    }
+
     /// `waypoints` without those the way from the one before (or `from`) can skip: each is
-    /// kept only if the line from the last one kept cannot reach the one after it. One line
-    /// check per waypoint, and the waypoints are only the path's turns.
+    /// kept only if the line from the last one kept cannot reach the one after it, or would
+    /// be longer than [`LONGEST_SHORTCUT`] tiles. One line check per waypoint, each of a
+    /// bounded length, so the work grows with the path's turns, not their square.
     fn shortened(&self, from: Vec3, waypoints: Vec<Vec3>) -> Vec<Vec3> {
+        let longest = LONGEST_SHORTCUT * self.tile_size;
         let mut kept = Vec::with_capacity(waypoints.len());
         let mut at = from;
         for (k, &waypoint) in waypoints.iter().enumerate() {
             let skip = waypoints
                 .get(k + 1)
-                .is_some_and(|&next| self.is_clear_line(at, next));
+                .is_some_and(|&next| at.distance(next) <= longest && self.is_clear_line(at, next));
             if !skip {
                 at = waypoint;
                 kept.push(at);

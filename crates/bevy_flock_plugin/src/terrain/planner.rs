@@ -1,0 +1,289 @@
+//! The path planner: A* searches across the terrain within a budget of tiles a tick, so that a
+//! big map, a change to it or a crowd sent at once never stalls a tick.
+
+use std::collections::VecDeque;
+
+use bevy::ecs::entity::EntityHashMap;
+use bevy::prelude::*;
+
+use super::regions::RegionsBuilder;
+use super::search::{PathSearch, Searched, is_open_path};
+use super::{PathQuery, PathStart, Terrain, TerrainRevision};
+use crate::squads::Planned;
+
+/// How many paths found on the terrain as it is the planner keeps for reuse, the newest.
+const REUSABLE_PATHS: usize = 64;
+
+/// Plans the paths of [`Destination`](crate::Destination)s across the [`Terrain`]: requests
+/// wait their turn in the order made, and the A* searches expand at most
+/// [`tiles_per_tick`](Self::tiles_per_tick) tiles a tick between them, so that one long search
+/// or hundreds of units sent at once are spread over ticks instead of stalling one. A unit
+/// waiting for its path keeps the one it had.
+///
+/// A goal walled in is answered without a search, from the terrain's connected regions; after
+/// the terrain changes, the regions are worked out again within half the budget, a share of
+/// the map a tick, while searches go on with the rest. A path found to a point is reused by a
+/// unit sent to the same point that can see its first waypoint; a squad plans once for all its
+/// members. The work a tick does is counted in tiles, never timed, so runs repeat.
+#[derive(Resource, Debug)]
+pub struct PathPlanner {
+    /// Most tiles the searches may expand in one tick, all together (10,000 by default:
+    /// about half a millisecond on a 2-core x86-64 machine); working out regions counts as
+    /// one tile for every 64 it scans. Zero plans nothing.
+    pub tiles_per_tick: u32,
+    /// This tick's budget left.
+    left: u32,
+    /// What is left of this tick's share for working out regions.
+    regions_left: u32,
+    /// Requests waiting, oldest first.
+    queue: VecDeque<Request>,
+    /// The search being run.
+    active: Option<Active>,
+    /// Answers not yet taken, by who asked: where to, and the path if there is one.
+    answers: EntityHashMap<(Vec3, Option<Vec<Vec3>>)>,
+    /// The terrain the work below is of.
+    revision: Option<TerrainRevision>,
+    /// The terrain's regions being worked out, while they are not known.
+    regions: Option<RegionsBuilder>,
+    /// The newest paths found on the terrain as it is, oldest first.
+    found: VecDeque<Vec<Vec3>>,
+    /// Tiles expanded, or their worth in regions work, in the last tick.
+    spent: u32,
+}
+
+/// A search being run: for whom, what it answers, and the terrain it started on.
+#[derive(Debug)]
+struct Active {
+    who: Entity,
+    query: PathQuery,
+    search: PathSearch,
+    started_on: TerrainRevision,
+}
+
+/// A path asked for: by whom, from where, to where.
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    who: Entity,
+    from: Vec3,
+    to: Vec3,
+}
+
+impl Default for PathPlanner {
+    fn default() -> Self {
+        Self {
+            tiles_per_tick: 10_000,
+            left: 10_000,
+            regions_left: 5_000,
+            queue: VecDeque::new(),
+            active: None,
+            answers: EntityHashMap::default(),
+            revision: None,
+            regions: None,
+            found: VecDeque::new(),
+            spent: 0,
+        }
+    }
+}
+
+impl PathPlanner {
+    /// The budget spent in the last tick: tiles expanded, and regions work at its worth in
+    /// tiles; at most [`tiles_per_tick`](Self::tiles_per_tick) (a row of the map being worked
+    /// into regions is finished even past it).
+    pub fn spent_last_tick(&self) -> u32 {
+        self.spent
+    }
+
+    /// How many requests wait or are being searched for.
+    pub fn waiting(&self) -> usize {
+        self.queue.len() + usize::from(self.active.is_some())
+    }
+
+    /// Whether `who` has a request waiting, being searched for, or answered and not taken.
+    pub(crate) fn has_request(&self, who: Entity) -> bool {
+        self.answers.contains_key(&who)
+            || self.active.as_ref().is_some_and(|a| a.who == who)
+            || self.queue.iter().any(|r| r.who == who)
+    }
+
+    /// Starts a new tick's budget.
+    pub(crate) fn new_tick(&mut self) {
+        self.left = self.tiles_per_tick;
+        self.regions_left = self.tiles_per_tick / 2;
+        self.spent = 0;
+    }
+
+    /// The path for `who` from `from` to `to`: ready if it was planned (now or since it was
+    /// asked for), else asked for and planned as far as this tick's budget goes. A request
+    /// for a new `to` replaces `who`'s earlier one.
+    pub(crate) fn plan(&mut self, terrain: &Terrain, who: Entity, from: Vec3, to: Vec3) -> Planned {
+        if let Some(answer) = self.take_answer(who, to) {
+            return answer;
+        }
+        let to = to.with_z(0.0);
+        let asked = self.queue.iter().any(|r| r.who == who && r.to == to)
+            || self
+                .active
+                .as_ref()
+                .is_some_and(|a| a.who == who && a.query.to == to);
+        if !asked {
+            self.forget(who);
+            self.queue.push_back(Request { who, from, to });
+        }
+        self.work(terrain);
+        self.take_answer(who, to).unwrap_or(Planned::Waiting)
+    }
+
+    /// Drops what `who` asked for, and any answer it did not take.
+    pub(crate) fn forget(&mut self, who: Entity) {
+        self.queue.retain(|r| r.who != who);
+        if self.active.as_ref().is_some_and(|a| a.who == who) {
+            self.active = None;
+        }
+        self.answers.remove(&who);
+    }
+
+    /// `who`'s answer, if it is for `to`; an answer for another point is dropped.
+    fn take_answer(&mut self, who: Entity, to: Vec3) -> Option<Planned> {
+        let (answered, path) = self.answers.remove(&who)?;
+        (answered == to.with_z(0.0)).then(|| path.map_or(Planned::NoPath, Planned::Ready))
+    }
+
+    /// Answers requests in turn until this tick's budget is spent: first the regions' share,
+    /// while they are not known, then the searches.
+    fn work(&mut self, terrain: &Terrain) {
+        if self.revision != Some(terrain.revision()) {
+            self.revision = Some(terrain.revision());
+            self.found.clear();
+            self.regions = None;
+        }
+        if self.regions_left > 0 && terrain.known_regions().is_none() {
+            self.work_on_regions(terrain);
+        }
+        loop {
+            if self.active.is_none() && !self.start_next(terrain) {
+                return;
+            }
+            let Some(active) = self.active.as_mut() else {
+                return;
+            };
+            let outcome = active.search.run(terrain, self.left);
+            let expanded = active.search.expanded_in_last_run();
+            let Active {
+                who,
+                query,
+                started_on,
+                ..
+            } = *active;
+            self.spend(expanded);
+            let changed_since = started_on != terrain.revision();
+            let answer = match outcome {
+                Searched::Unfinished => return,
+                // The terrain changed under the search: its answer may be of the terrain as it
+                // was. A path that still crosses only walkable tiles stands (walls raised
+                // elsewhere made no path shorter); otherwise search again.
+                Searched::NoPath if changed_since => {
+                    self.restart(who, query);
+                    continue;
+                }
+                Searched::Found(tiles) if changed_since && !is_open_path(terrain, &tiles) => {
+                    self.restart(who, query);
+                    continue;
+                }
+                Searched::NoPath => None,
+                Searched::Found(tiles) => {
+                    let waypoints = terrain.finish_path(&query, &tiles);
+                    if self.found.len() == REUSABLE_PATHS {
+                        self.found.pop_front();
+                    }
+                    self.found.push_back(waypoints.clone());
+                    Some(waypoints)
+                }
+            };
+            self.active = None;
+            self.answers.insert(who, (query.to, answer));
+        }
+    }
+
+    /// Puts `who`'s search for `query` back at the head of the queue, to start afresh.
+    fn restart(&mut self, who: Entity, query: PathQuery) {
+        self.active = None;
+        self.queue.push_front(Request {
+            who,
+            from: query.from,
+            to: query.to,
+        });
+    }
+
+    /// Counts `tiles` of this tick's budget spent.
+    fn spend(&mut self, tiles: u32) {
+        self.left = self.left.saturating_sub(tiles);
+        self.spent += tiles;
+    }
+
+    /// Works out the terrain's regions within half of this tick's budget; once they are
+    /// known, a running search whose ends they part is answered at once.
+    fn work_on_regions(&mut self, terrain: &Terrain) {
+        let share = self.regions_left.min(self.left);
+        let mut left = share;
+        let builder = self.regions.get_or_insert_default();
+        let done = builder.work(terrain, &mut left);
+        self.regions_left -= share - left;
+        self.spend(share - left);
+        let Some(regions) = done else {
+            return;
+        };
+        self.regions = None;
+        let regions = terrain.keep_regions(regions);
+        if let Some(active) = &self.active
+            && regions.of(active.query.start) != regions.of(active.query.goal)
+        {
+            self.answers.insert(active.who, (active.query.to, None));
+            self.active = None;
+        }
+    }
+
+    /// Takes the next request: answers it at once where it needs no search (or a path found
+    /// before serves), else starts its search. Returns whether a search is running.
+    fn start_next(&mut self, terrain: &Terrain) -> bool {
+        while let Some(request) = self.queue.pop_front() {
+            let Request { who, from, to } = request;
+            if let Some(path) = self.reusable(terrain, from, to) {
+                self.answers.insert(who, (to, Some(path)));
+                continue;
+            }
+            match terrain.start_path(from, to, terrain.known_regions()) {
+                PathStart::Answered(answer) => {
+                    self.answers.insert(who, (to, answer));
+                }
+                PathStart::Search(query) => {
+                    if self.left == 0 {
+                        self.queue.push_front(request);
+                        return false;
+                    }
+                    self.active = Some(Active {
+                        who,
+                        query,
+                        search: PathSearch::new(terrain, query.start, query.goal),
+                        started_on: terrain.revision(),
+                    });
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// A path found before that leads to `to` and whose first waypoint `from` sees.
+    fn reusable(&self, terrain: &Terrain, from: Vec3, to: Vec3) -> Option<Vec<Vec3>> {
+        self.found
+            .iter()
+            .rev()
+            .find(|path| {
+                path.last() == Some(&to)
+                    && path
+                        .first()
+                        .is_some_and(|&first| terrain.is_clear_line(from.with_z(0.0), first))
+            })
+            .cloned()
+    }
+}

@@ -1,0 +1,485 @@
+//! The path planner: searches spread over ticks within their budget, plans shared by a squad
+//! and reused by units sent to one point, re-planning only where a new wall crosses a path, and
+//! a unit without a path told so once.
+
+use bevy::prelude::*;
+use bevy_flock::prelude::*;
+use bevy_flock::{PathNotFound, PathPlanner, PathStatus, PlannedPath};
+
+use crate::support::*;
+
+/// A planar app with `terrain`, whose units do not move (every weight zero), the planner held
+/// to `tiles_per_tick`.
+fn planning_app(terrain: Terrain, tiles_per_tick: u32) -> App {
+    let mut app = create_squads_test_app(FlockingPlugins::default().planar());
+    app.insert_resource(terrain);
+    app.world_mut().resource_mut::<PathPlanner>().tiles_per_tick = tiles_per_tick;
+    tune_default_flock(
+        &mut app,
+        FlockTuning {
+            weights: no_weights(),
+            ..default()
+        },
+    );
+    app
+}
+
+/// Spawns a unit at `from` sent to `to`.
+fn send(app: &mut App, from: Vec3, to: Vec3) -> Entity {
+    app.world_mut()
+        .spawn((Agent, Transform::from_translation(from), Destination(to)))
+        .id()
+}
+
+fn path_of(app: &App, unit: Entity) -> PlannedPath {
+    app.world().get::<PlannedPath>(unit).unwrap().clone()
+}
+
+/// Runs ticks until every unit's path is planned (at most `ticks`), asserting after each that
+/// the planner kept to its budget; returns the ticks taken and the tiles expanded in all.
+fn plan_all(app: &mut App, units: &[Entity], ticks: u32) -> (u32, u64) {
+    let budget = app.world().resource::<PathPlanner>().tiles_per_tick;
+    let mut expanded = 0;
+    for tick in 1..=ticks {
+        run_ticks(app, 1);
+        let planner = app.world().resource::<PathPlanner>();
+        assert!(
+            planner.spent_last_tick() <= budget,
+            "tick {tick} expanded {} tiles, over the budget of {budget}",
+            planner.spent_last_tick()
+        );
+        expanded += u64::from(planner.spent_last_tick());
+        if units
+            .iter()
+            .all(|&u| path_of(app, u).status != PathStatus::Planning)
+        {
+            return (tick, expanded);
+        }
+    }
+    panic!("not every path was planned within {ticks} ticks");
+}
+
+/// Sends `n` units lined up along the serpentine's first corridor to its far end.
+fn send_through_serpentine(app: &mut App, n: usize, goal: Vec3) -> Vec<Entity> {
+    (0..n)
+        .map(|k| send(app, Vec3::new(0.5 + k as f32, 0.5, 0.0), goal))
+        .collect()
+}
+
+#[test]
+fn a_long_search_is_spread_over_ticks_within_its_budget_and_finds_the_same_path() {
+    let (terrain, start, goal) = serpentine(65);
+    let expected = terrain.find_path(start, goal).expect("a path");
+    let mut app = planning_app(terrain, 300);
+    let unit = send_through_serpentine(&mut app, 1, goal)[0];
+    let (ticks, expanded) = plan_all(&mut app, &[unit], 200);
+    let path = path_of(&app, unit);
+    println!("one unit through a 65^2 serpentine: {ticks} ticks, {expanded} tiles expanded");
+    assert!(
+        ticks > 3,
+        "a search of {expanded} tiles took only {ticks} ticks"
+    );
+    assert_eq!(path.status, PathStatus::Found);
+    assert_eq!(
+        path.waypoints, expected,
+        "split over ticks, the search finds the path it finds at once"
+    );
+}
+
+#[test]
+fn units_sent_to_one_point_reuse_a_path_instead_of_each_searching() {
+    let (terrain, _, goal) = serpentine(65);
+    let mut alone = planning_app(terrain.clone(), 300);
+    let unit = send_through_serpentine(&mut alone, 1, goal);
+    let (_, one_search) = plan_all(&mut alone, &unit, 200);
+    let mut app = planning_app(terrain, 300);
+    let units = send_through_serpentine(&mut app, 8, goal);
+    let (ticks, expanded) = plan_all(&mut app, &units, 400);
+    println!(
+        "8 units to one point: {ticks} ticks, {expanded} tiles (one unit alone: {one_search})"
+    );
+    assert!(
+        expanded < 2 * one_search,
+        "8 units expanded {expanded} tiles, one alone {one_search}: they searched each"
+    );
+    for &unit in &units {
+        let path = path_of(&app, unit);
+        assert_eq!(path.status, PathStatus::Found);
+        assert_eq!(path.waypoints.last(), Some(&goal));
+    }
+}
+
+#[test]
+fn a_squad_plans_one_path_for_all_its_members() {
+    let (terrain, _, _) = serpentine(33);
+    let mut app = planning_app(terrain, 100_000);
+    let squad = spawn_flock(&mut app, FlockTuning::squad());
+    app.world_mut()
+        .entity_mut(squad)
+        .insert(Destination(Vec3::new(16.5, 32.5, 0.0)));
+    let members: Vec<Entity> = (0..6)
+        .map(|k| {
+            app.world_mut()
+                .spawn((
+                    Agent,
+                    InFlock(squad),
+                    Transform::from_xyz(2.5 + k as f32, 0.5, 0.0),
+                ))
+                .id()
+        })
+        .collect();
+    run_ticks(&mut app, 1);
+    let shared = path_of(&app, members[0]).waypoints;
+    let shared = &shared[..shared.len() - 1];
+    assert!(shared.len() > 10, "the way up the serpentine: {shared:?}");
+    for &member in &members {
+        let path = path_of(&app, member);
+        let place = app.world().get::<Destination>(member).unwrap().0;
+        assert_eq!(path.status, PathStatus::Found);
+        assert_eq!(&path.waypoints[..path.waypoints.len() - 1], shared);
+        assert_eq!(path.waypoints.last(), Some(&place));
+    }
+}
+
+/// Counts the [`PathNotFound`] events triggered.
+#[derive(Resource, Default)]
+struct NotFound(Vec<PathNotFound>);
+
+#[test]
+fn only_the_paths_a_new_wall_crosses_are_planned_again() {
+    let mut app = planning_app(Terrain::new(Vec2::ZERO, 1.0, UVec2::new(40, 20)), 20_000);
+    // Two units crossing the map in lanes far apart.
+    let low = send(
+        &mut app,
+        Vec3::new(1.5, 3.5, 0.0),
+        Vec3::new(38.5, 3.5, 0.0),
+    );
+    let high = send(
+        &mut app,
+        Vec3::new(1.5, 16.5, 0.0),
+        Vec3::new(38.5, 16.5, 0.0),
+    );
+    run_ticks(&mut app, 2);
+    let high_before = path_of(&app, high);
+    // A wall off both lanes: nothing to plan.
+    set_walls(&mut app, (18..22).map(|y| UVec2::new(20, y - 8)));
+    run_ticks(&mut app, 1);
+    assert_eq!(
+        app.world().resource::<PathPlanner>().spent_last_tick(),
+        0,
+        "a wall across no path planned something"
+    );
+    // A wall across the low lane only: the low unit plans round it, the high one keeps its path.
+    set_walls(&mut app, (1..7).map(|y| UVec2::new(20, y)));
+    run_ticks(&mut app, 1);
+    assert!(app.world().resource::<PathPlanner>().spent_last_tick() > 0);
+    let low_path = path_of(&app, low);
+    assert_eq!(low_path.status, PathStatus::Found);
+    assert!(
+        low_path.waypoints.len() > 1,
+        "round the wall: {:?}",
+        low_path.waypoints
+    );
+    assert_eq!(path_of(&app, high), high_before);
+}
+
+/// Makes `tiles` of the app's terrain unwalkable.
+fn set_walls(app: &mut App, tiles: impl IntoIterator<Item = UVec2>) {
+    let mut terrain = app.world_mut().resource_mut::<Terrain>();
+    for tile in tiles {
+        terrain.set_walkable(tile, false);
+    }
+}
+
+#[test]
+fn a_walled_in_goal_is_answered_from_regions_worked_out_a_share_a_tick() {
+    // A 256 x 256 open map, the goal walled in: a search would flood all 65,536 tiles.
+    let mut terrain = Terrain::new(Vec2::ZERO, 1.0, UVec2::splat(256));
+    let goal = UVec2::new(200, 200);
+    set_ring(&mut terrain, goal);
+    let budget = 200;
+    let mut app = planning_app(terrain, budget);
+    let goal = Vec3::new(200.5, 200.5, 0.0);
+    let unit = send(&mut app, Vec3::new(3.5, 3.5, 0.0), goal);
+    let (ticks, spent) = plan_all(&mut app, &[unit], 1_000);
+    println!("walled-in goal on 256^2: {ticks} ticks, {spent} tiles' worth of work");
+    assert_eq!(path_of(&app, unit).status, PathStatus::NoPath);
+    // The regions scan every tile once, at 64 tiles for one expanded: about 1,100 in all,
+    // with as much again for the search that ran beside them until they were known.
+    assert!(
+        spent < 4_000,
+        "{spent} tiles' worth of work for a goal the regions rule out"
+    );
+    assert!(ticks > 5, "the regions' work was not spread: {ticks} ticks");
+}
+
+/// Makes the ring of tiles round `tile` unwalkable.
+fn set_ring(terrain: &mut Terrain, tile: UVec2) {
+    for dy in -1..=1 {
+        for dx in -1..=1 {
+            if (dx, dy) != (0, 0) {
+                terrain.set_walkable(tile.saturating_add_signed(IVec2::new(dx, dy)), false);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_search_that_a_new_wall_crosses_is_made_again_on_the_terrain_as_it_is() {
+    let mut app = planning_app(Terrain::new(Vec2::ZERO, 1.0, UVec2::new(80, 20)), 30);
+    let unit = send(
+        &mut app,
+        Vec3::new(1.5, 10.5, 0.0),
+        Vec3::new(78.5, 10.5, 0.0),
+    );
+    // The straight search has passed x = 10 after two ticks of 30 tiles.
+    run_ticks(&mut app, 2);
+    assert_eq!(path_of(&app, unit).status, PathStatus::Planning);
+    set_walls(&mut app, (4..17).map(|y| UVec2::new(10, y)));
+    plan_all(&mut app, &[unit], 200);
+    let path = path_of(&app, unit);
+    assert_eq!(path.status, PathStatus::Found);
+    let terrain = app.world().resource::<Terrain>();
+    clear_path_length(terrain, Vec3::new(1.5, 10.5, 0.0), &path.waypoints);
+    assert!(path.waypoints.len() > 1, "round the wall: {path:?}");
+}
+
+#[test]
+fn a_unit_sent_elsewhere_while_it_waits_gets_the_path_to_its_new_destination() {
+    let (terrain, _, goal) = serpentine(33);
+    let mut app = planning_app(terrain, 50);
+    let unit = send_through_serpentine(&mut app, 1, goal)[0];
+    run_ticks(&mut app, 3);
+    let elsewhere = Vec3::new(20.5, 0.5, 0.0);
+    app.world_mut()
+        .entity_mut(unit)
+        .insert(Destination(elsewhere));
+    plan_all(&mut app, &[unit], 400);
+    let path = path_of(&app, unit);
+    assert_eq!(path.destination, Some(elsewhere));
+    assert_eq!(path.waypoints.last(), Some(&elsewhere));
+    assert_eq!(app.world().resource::<PathPlanner>().waiting(), 0);
+}
+
+#[test]
+fn units_despawned_or_stopped_while_they_wait_leave_nothing_in_the_planner() {
+    let (terrain, _, goal) = serpentine(65);
+    let mut app = planning_app(terrain, 20);
+    let units = send_through_serpentine(&mut app, 3, goal);
+    run_ticks(&mut app, 1);
+    assert_eq!(app.world().resource::<PathPlanner>().waiting(), 3);
+    app.world_mut().despawn(units[0]);
+    app.world_mut().entity_mut(units[1]).remove::<Destination>();
+    run_ticks(&mut app, 1);
+    assert_eq!(app.world().resource::<PathPlanner>().waiting(), 1);
+}
+
+#[test]
+fn a_squad_plans_once_again_when_a_wall_rises_across_its_path() {
+    let mut app = planning_app(Terrain::new(Vec2::ZERO, 1.0, UVec2::new(40, 20)), 100_000);
+    let squad = spawn_flock(&mut app, FlockTuning::squad());
+    let members: Vec<Entity> = (0..6)
+        .map(|k| {
+            let at = Vec3::new(2.5 + (k % 2) as f32, 8.5 + (k / 2) as f32, 0.0);
+            app.world_mut()
+                .spawn((Agent, InFlock(squad), Transform::from_translation(at)))
+                .id()
+        })
+        .collect();
+    app.world_mut()
+        .entity_mut(squad)
+        .insert(Destination(Vec3::new(36.5, 9.5, 0.0)));
+    run_ticks(&mut app, 2);
+    set_walls(&mut app, (3..18).map(|y| UVec2::new(20, y)));
+    run_ticks(&mut app, 1);
+    let squad_path = app
+        .world()
+        .get::<Formation>(squad)
+        .and_then(|f| f.path.clone())
+        .expect("the squad's path");
+    let terrain = app.world().resource::<Terrain>();
+    let from = app
+        .world()
+        .get::<Transform>(members[0])
+        .unwrap()
+        .translation;
+    clear_path_length(terrain, from, &squad_path);
+    for &member in &members {
+        let path = path_of(&app, member);
+        assert_eq!(
+            &path.waypoints[..path.waypoints.len() - 1],
+            squad_path.as_slice(),
+            "a member planned on its own"
+        );
+    }
+}
+
+#[test]
+fn a_unit_is_told_of_no_path_again_only_after_it_had_one() {
+    let terrain = Terrain::from_rows(
+        Vec2::ZERO,
+        1.0,
+        &["......", "..###.", "..#.#.", "..###.", "......"],
+    );
+    let mut app = planning_app(terrain, 20_000);
+    app.init_resource::<NotFound>().add_observer(
+        |event: On<PathNotFound>, mut seen: ResMut<NotFound>| {
+            seen.0.push(*event.event());
+        },
+    );
+    let goal = Vec3::new(3.5, 2.5, 0.0);
+    let unit = send(&mut app, Vec3::new(0.5, 0.5, 0.0), goal);
+    run_ticks(&mut app, 2);
+    assert_eq!(path_of(&app, unit).status, PathStatus::NoPath);
+    assert_eq!(
+        app.world().resource::<NotFound>().0,
+        [PathNotFound {
+            entity: unit,
+            destination: goal
+        }]
+    );
+    let told = |app: &App| app.world().resource::<NotFound>().0.len();
+    // A wall elsewhere: planned again, still none, not told again.
+    set_walls(&mut app, [UVec2::new(0, 4)]);
+    run_ticks(&mut app, 2);
+    assert_eq!(path_of(&app, unit).status, PathStatus::NoPath);
+    assert_eq!(told(&app), 1);
+    // Opened, then closed again: it had a path and lost it.
+    app.world_mut()
+        .resource_mut::<Terrain>()
+        .set_walkable(UVec2::new(3, 1), true);
+    run_ticks(&mut app, 1);
+    let path = path_of(&app, unit);
+    assert_eq!(path.status, PathStatus::Found);
+    assert_eq!(path.waypoints.last(), Some(&goal));
+    assert_eq!(told(&app), 1);
+    set_walls(&mut app, [UVec2::new(3, 1)]);
+    run_ticks(&mut app, 1);
+    assert_eq!(path_of(&app, unit).status, PathStatus::NoPath);
+    assert_eq!(told(&app), 2);
+}
+
+#[test]
+fn a_terrain_put_in_place_of_another_re_plans_every_path() {
+    // The same number of changes on both, so that only the terrain's identity tells them apart.
+    let mut first = Terrain::new(Vec2::ZERO, 1.0, UVec2::new(40, 20));
+    let mut second = first.clone();
+    for x in 0..19 {
+        first.set_walkable(UVec2::new(x, 19), false);
+    }
+    for y in 0..19 {
+        second.set_walkable(UVec2::new(20, y), false);
+    }
+    let mut app = planning_app(first, 20_000);
+    let from = Vec3::new(1.5, 3.5, 0.0);
+    let unit = send(&mut app, from, Vec3::new(38.5, 3.5, 0.0));
+    run_ticks(&mut app, 2);
+    assert_eq!(path_of(&app, unit).waypoints.len(), 1, "straight across");
+    *app.world_mut().resource_mut::<Terrain>() = second;
+    run_ticks(&mut app, 1);
+    let path = path_of(&app, unit);
+    let terrain = app.world().resource::<Terrain>();
+    clear_path_length(terrain, from, &path.waypoints);
+}
+
+/// A `side` x `side` map of `buildings` seeded rectangular blocks, 2 to 40 tiles a side.
+fn town(side: u32, buildings: usize, rng: &mut Rng) -> Terrain {
+    let mut terrain = Terrain::new(Vec2::ZERO, 1.0, UVec2::splat(side));
+    for _ in 0..buildings {
+        let corner = (Vec2::new(rng.unit(), rng.unit()) * side as f32).as_uvec2();
+        let size = (Vec2::new(rng.unit(), rng.unit()) * 38.0 + 2.0).as_uvec2();
+        for y in corner.y..(corner.y + size.y).min(side) {
+            for x in corner.x..(corner.x + size.x).min(side) {
+                terrain.set_walkable(UVec2::new(x, y), false);
+            }
+        }
+    }
+    terrain
+}
+
+/// A random tile's centre with walkable tiles all round it.
+fn open_point(terrain: &Terrain, rng: &mut Rng) -> Vec3 {
+    let side = terrain.size().x - 4;
+    loop {
+        let tile = (Vec2::new(rng.unit(), rng.unit()) * side as f32).as_uvec2() + 2;
+        if (0..9).all(|k| terrain.is_walkable(tile + UVec2::new(k % 3, k / 3) - 1)) {
+            return terrain.centre(tile);
+        }
+    }
+}
+
+/// The way from `from` along `path` is clear of the app's terrain as it is.
+fn assert_clear(app: &App, from: Vec3, path: &PlannedPath) {
+    clear_path_length(app.world().resource::<Terrain>(), from, &path.waypoints);
+}
+
+/// Big maps, run in release (`cargo test --release -- --ignored`): 128 units sent at once
+/// across a 4,096 x 4,096 town, eight of them to walled-in points, then a wall raised down
+/// the middle of the map.
+#[test]
+#[ignore = "big map: run in release"]
+fn on_a_big_map_every_unit_is_answered_within_budget_and_a_wall_re_plans_only_what_it_crosses() {
+    let mut rng = Rng::new(11);
+    let mut terrain = town(4_096, 4_000, &mut rng);
+    let ends: Vec<(Vec3, Vec3)> = (0..128)
+        .map(|_| {
+            (
+                open_point(&terrain, &mut rng),
+                open_point(&terrain, &mut rng),
+            )
+        })
+        .collect();
+    for &(_, goal) in &ends[..8] {
+        let tile = terrain.tile_at(goal).unwrap();
+        set_ring(&mut terrain, tile);
+    }
+    let mut app = planning_app(terrain, PathPlanner::default().tiles_per_tick);
+    let units: Vec<Entity> = ends
+        .iter()
+        .map(|&(at, goal)| send(&mut app, at, goal))
+        .collect();
+    let (ticks, spent) = plan_all(&mut app, &units, 20_000);
+    println!("128 units on 4096^2: answered in {ticks} ticks, {spent} tiles' worth of work");
+    let before: Vec<PlannedPath> = units.iter().map(|&u| path_of(&app, u)).collect();
+    for (k, path) in before.iter().enumerate() {
+        let expected = if k < 8 {
+            PathStatus::NoPath
+        } else {
+            PathStatus::Found
+        };
+        assert_eq!(path.status, expected, "unit {k}");
+        assert_clear(&app, ends[k].0, path);
+    }
+    // A wall down the middle, a gap every 1,024 tiles.
+    set_walls(
+        &mut app,
+        (0..4_096)
+            .filter(|y| y % 1_024 >= 4)
+            .map(|y| UVec2::new(2_048, y)),
+    );
+    run_ticks(&mut app, 1);
+    let (ticks, _) = plan_all(&mut app, &units, 20_000);
+    let mut replanned = 0;
+    for (k, old) in before.iter().enumerate().skip(8) {
+        let path = path_of(&app, units[k]);
+        assert_eq!(path.status, PathStatus::Found, "unit {k}");
+        assert_clear(&app, ends[k].0, &path);
+        let terrain = app.world().resource::<Terrain>();
+        let mut at = ends[k].0;
+        let still_clear = old.waypoints.iter().all(|&w| {
+            let clear = terrain.is_clear_line(at, w);
+            at = w;
+            clear
+        });
+        if still_clear {
+            assert_eq!(
+                &path, old,
+                "unit {k}'s path was clear of the wall, yet planned again"
+            );
+        } else {
+            replanned += 1;
+        }
+    }
+    println!("the wall: {replanned} of 120 paths planned again, in {ticks} ticks");
+    assert!(replanned > 10, "the wall crossed only {replanned} paths");
+}
