@@ -224,7 +224,7 @@
 //! terrain); on a [`Flock`] it sends the flock as a squad, which plans one path for all its
 //! members, each going on to its own place in a [`Formation`] round the point, where it
 //! settles instead of jostling for the point with the others. The `PathPlanner` resource
-//! spreads the searches over ticks, at most `tiles_per_tick` tiles expanded a tick (10,000 by
+//! spreads the searches over ticks, at most `tiles_per_tick` tiles expanded a tick (5,000 by
 //! default), so that a big map or a crowd sent at once never stalls a tick; a unit waiting for
 //! its path says so in its [`PlannedPath`]'s `status`, and one with none gets a
 //! [`PathNotFound`] event. Units with a [`Combatant`] (team, radius,

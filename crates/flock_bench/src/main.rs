@@ -28,11 +28,14 @@
 //! `-- --only detail` runs the level-of-detail cases alone (see the `detail` module).
 //! `-- --only squads` runs the squads' flocking against potential fields alone, and prints
 //! its section of the report (see the `squads` module).
+//! `-- --only planning` runs path planning on big maps alone, and prints its section of the
+//! report (see the `planning` module).
 //! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
 
 mod avoidance;
 mod detail;
 mod lab;
+mod planning;
 mod soak;
 mod squads;
 
@@ -107,6 +110,11 @@ fn main() {
             println!("{}", row.line());
         }
         println!("\n{}", squads::section(&rows, ticks, rounds));
+        return;
+    }
+    if only.as_deref() == Some("planning") {
+        let (rows, serpentines) = planning::measure(rounds);
+        println!("\n{}", planning::section(&rows, &serpentines));
         return;
     }
     if only.as_deref() == Some("detail") {
@@ -195,6 +203,10 @@ fn main() {
     for row in &squads_rows {
         println!("{}", row.line());
     }
+    let (planning_rows, serpentines) = planning::measure(rounds);
+    for row in &serpentines {
+        println!("{}", row.line());
+    }
     let report = report(&rows, ticks, rounds)
         + "\n"
         + &avoidance::section(&avoidance_rows, ticks, rounds)
@@ -203,7 +215,9 @@ fn main() {
         + "\n"
         + &detail::section(&detail_rows, ticks, rounds)
         + "\n"
-        + &squads::section(&squads_rows, ticks, rounds);
+        + &squads::section(&squads_rows, ticks, rounds)
+        + "\n"
+        + &planning::section(&planning_rows, &serpentines);
     std::fs::write("BENCHMARKS.md", &report).expect("write BENCHMARKS.md");
     plot(&rows, "benchmarks.svg");
     println!("\nwrote BENCHMARKS.md and benchmarks.svg");
