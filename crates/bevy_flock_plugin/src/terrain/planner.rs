@@ -49,7 +49,7 @@ pub struct PathPlanner {
     regions: Option<RegionsBuilder>,
     /// The newest paths found on the terrain as it is, oldest first.
     found: VecDeque<Vec<Vec3>>,
-    /// Tiles expanded, or their worth in regions work, in the last tick.
+    /// The budget spent in the last tick.
     spent: u32,
 }
 
@@ -88,9 +88,10 @@ impl Default for PathPlanner {
 }
 
 impl PathPlanner {
-    /// The budget spent in the last tick: tiles expanded, and regions work at its worth in
-    /// tiles; at most [`tiles_per_tick`](Self::tiles_per_tick) (a row of the map being worked
-    /// into regions is finished even past it).
+    /// The budget spent in the last tick: tiles expanded, and the regions' work and the stale
+    /// entries a search dropped at their worth in tiles; at most
+    /// [`tiles_per_tick`](Self::tiles_per_tick) (a row of the map being worked into regions is
+    /// finished even past it).
     pub fn spent_last_tick(&self) -> u32 {
         self.spent
     }
