@@ -92,6 +92,7 @@ impl Shape {
     }
 
     /// Signed distance from `p` to the surface: negative inside.
+    #[inline]
     pub fn distance(&self, p: Vec3) -> f32 {
         match *self {
             Shape::Sphere { centre, radius } => (p - centre).length() - radius,
@@ -109,6 +110,7 @@ impl Shape {
     }
 
     /// The outward unit normal of the surface nearest to `p`.
+    #[inline]
     pub fn normal(&self, p: Vec3) -> Vec3 {
         let fallback = Vec3::Y;
         match *self {
@@ -164,11 +166,13 @@ impl Shape {
 }
 
 /// `p` in a box's own frame, and how far outside each pair of its faces it is (negative inside).
+#[inline]
 fn box_local(p: Vec3, centre: Vec3, half_extents: Vec3, rotation: Quat) -> (Vec3, Vec3) {
     let local = rotation.inverse() * (p - centre);
     (local, local.abs() - half_extents)
 }
 
+#[inline]
 fn closest_on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
     let ab = b - a;
     let len_sq = ab.length_squared();
