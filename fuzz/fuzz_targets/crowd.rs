@@ -60,6 +60,7 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<FlockTuning> {
             max_neighbours: u.arbitrary()?,
             collision_distance: u.arbitrary()?,
             collision_horizon: u.arbitrary()?,
+            velocity_obstacles: u.arbitrary()?,
             counts_itself: u.arbitrary()?,
         },
         boundary: match u.int_in_range(0..=2)? {

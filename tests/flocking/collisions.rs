@@ -62,3 +62,93 @@ fn without_collision_avoidance_head_on_agents_run_into_each_other() {
         );
     }
 }
+
+/// Seekers of `Target`s at a speed of 2, bodies of the default diameter (0.7), with or without
+/// collision-free velocities.
+fn swapping(velocity_obstacles: bool) -> FlockTuning {
+    FlockTuning {
+        weights: FlockWeights {
+            target: 1.0,
+            style: RuleStyle::DesiredVelocity,
+            ..no_weights()
+        },
+        limits: SteeringLimits {
+            max_speed: 2.0,
+            max_force: 1_000.0,
+            response_time: 1.0 / 64.0,
+            arrival_radius: 0.5,
+            reach_radius: 0.2,
+            ..default()
+        },
+        perception: Perception {
+            velocity_obstacles,
+            ..default()
+        },
+        ..default()
+    }
+}
+
+/// Runs 24 agents from a circle of radius 6 to their opposite points; returns the closest two
+/// centres came at any tick, and whether all arrived within 2,000 ticks.
+fn circle_swap(plugin: FlockingPlugins, tuning: FlockTuning) -> (f32, bool) {
+    let mut app = create_test_app(plugin);
+    tune_default_flock(&mut app, tuning);
+    let targets: Vec<Vec3> = (0..24)
+        .map(|i| {
+            let angle = i as f32 / 24.0 * std::f32::consts::TAU;
+            let start = Vec3::new(ops::cos(angle), ops::sin(angle), 0.0) * 6.0;
+            app.world_mut().spawn((
+                Agent,
+                Transform::from_translation(start),
+                Target::Point(-start),
+            ));
+            -start
+        })
+        .collect();
+    let mut closest = f32::INFINITY;
+    for _ in 0..2_000 {
+        run_ticks(&mut app, 1);
+        let world = app.world_mut();
+        let mut query = world.query::<(&Transform, &Target)>();
+        let placed: Vec<(Vec3, Vec3)> = query
+            .iter(world)
+            .map(|(t, target)| match target {
+                Target::Point(p) => (t.translation, *p),
+                _ => unreachable!("every agent seeks a point"),
+            })
+            .collect();
+        let points: Vec<Vec3> = placed.iter().map(|p| p.0).collect();
+        closest = closest.min(min_pair_distance(&points));
+        if placed.iter().all(|(p, t)| p.distance(*t) <= 0.25) {
+            assert_eq!(placed.len(), targets.len());
+            return (closest, true);
+        }
+    }
+    let world = app.world_mut();
+    let mut query = world.query::<(&Transform, &Target, &Velocity)>();
+    for (t, target, v) in query.iter(world) {
+        if let Target::Point(p) = target {
+            eprintln!("at {} to {} v {:?}", t.translation, p, v);
+        }
+    }
+    (closest, false)
+}
+
+#[test]
+fn collision_free_velocities_keep_a_circle_swap_apart() {
+    let diameter = Perception::default().collision_distance;
+    for (plugin, space) in planes() {
+        let (closest, arrived) = circle_swap(plugin, swapping(true));
+        assert!(arrived, "{space}: not every agent arrived");
+        // No overlap deeper than 1% of the body radius.
+        assert!(
+            closest >= diameter - 0.01 * diameter / 2.0,
+            "{space}: centres came {closest} apart"
+        );
+    }
+    let (closest, _) = circle_swap(FlockingPlugins::default().planar(), swapping(false));
+    assert!(
+        closest < diameter / 2.0,
+        "without the step, {closest} apart"
+    );
+}

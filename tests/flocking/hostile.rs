@@ -79,7 +79,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
         (
             proptest::option::of(0_u32..100),
             proptest::option::of(nasty_f32()),
-            (any::<bool>(), 0_u8..3, any::<bool>()),
+            (any::<bool>(), 0_u8..3, any::<(bool, bool)>()),
         ),
         (0_u8..3, nasty_vec3(), nasty_vec3(), nasty_f32()),
     )
@@ -88,7 +88,11 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                 w,
                 l,
                 p,
-                (max_neighbours, turn_rate, (desired_velocity, blending, counts_itself)),
+                (
+                    max_neighbours,
+                    turn_rate,
+                    (desired_velocity, blending, (counts_itself, velocity_obstacles)),
+                ),
                 (edge, min, max, margin),
             )| FlockTuning {
                 weights: FlockWeights {
@@ -131,6 +135,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                     max_neighbours,
                     collision_distance: p[3],
                     collision_horizon: p[4],
+                    velocity_obstacles,
                     counts_itself,
                 },
                 boundary: match edge {

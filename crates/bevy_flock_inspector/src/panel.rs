@@ -372,6 +372,10 @@ fn tuning_view(
             p.max_neighbours = cap.map(|n| n.round().max(1.0) as u32);
             amount(ui, &mut p.collision_distance, "collision distance");
             amount(ui, &mut p.collision_horizon, "collision horizon (s)");
+            ui.checkbox(
+                &mut p.velocity_obstacles,
+                "collision-free velocities (ORCA)",
+            );
             ui.checkbox(&mut p.counts_itself, "counts itself (Vicsek)");
         });
     egui::CollapsingHeader::new("Edge").show(ui, |ui| boundary_view(ui, &mut b));

@@ -22,15 +22,20 @@ impl Crowd {
         if !(dt.is_finite() && dt > 0.0) {
             return;
         }
-        let mut bodies = core::mem::take(&mut self.agents.bodies);
-        let this = &*self;
-        let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
-        for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
-            for (k, body) in chunk.iter_mut().enumerate() {
-                this.integrate_agent(first + k, body, dt, &obstacles);
-            }
-        });
-        self.agents.bodies = bodies;
+        if self.avoids_velocity_obstacles() {
+            self.integrate_avoiding(dt, colliders);
+        } else {
+            let mut bodies = core::mem::take(&mut self.agents.bodies);
+            let this = &*self;
+            let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
+            for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
+                for (k, body) in chunk.iter_mut().enumerate() {
+                    let v = this.preferred_velocity(first + k, body, dt);
+                    this.move_agent(first + k, body, v, dt, &obstacles);
+                }
+            });
+            self.agents.bodies = bodies;
+        }
         self.keep_last_forces();
         self.drift_wander_points(dt);
         self.tick = self.tick.wrapping_add(1);
@@ -39,9 +44,41 @@ impl Crowd {
         self.forces.pending = false;
     }
 
-    /// Moves agent `i`'s `body` by `dt`.
+    /// Integration with the velocity-obstacle step between the velocity the rules ask for and
+    /// the move: every agent's preferred velocity first, since each agent's choice reads its
+    /// neighbours' states from the start of the tick.
+    fn integrate_avoiding(&mut self, dt: f32, colliders: Option<&dyn ObstacleQuery>) {
+        if !self.index.covers(self.len()) {
+            self.build_index();
+        }
+        let mut preferred = core::mem::take(&mut self.velocity_obstacles.preferred);
+        preferred.clear();
+        preferred.resize(self.len(), Vec3::ZERO);
+        let this = &*self;
+        for_each_chunk_mut(&*self.executor, &mut preferred, |first, chunk| {
+            for (k, v) in chunk.iter_mut().enumerate() {
+                *v = this.preferred_velocity(first + k, &this.agents.bodies[first + k], dt);
+            }
+        });
+        self.velocity_obstacles.preferred = preferred;
+        self.choose_velocities(dt);
+        let mut bodies = core::mem::take(&mut self.agents.bodies);
+        let this = &*self;
+        let (chosen, slots) = (&self.velocity_obstacles.chosen, self.index.grid.slots());
+        let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
+        for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
+            for (k, body) in chunk.iter_mut().enumerate() {
+                let v = chosen[slots[first + k] as usize];
+                this.move_agent(first + k, body, v, dt, &obstacles);
+            }
+        });
+        self.agents.bodies = bodies;
+    }
+
+    /// The velocity agent `i` (at `body`) asks for after `dt`: its force limited and applied
+    /// (or its heading turned), the speed kept within the limits, the noise added.
     #[inline]
-    fn integrate_agent(&self, i: usize, body: &mut Body, dt: f32, obstacles: &Layered) {
+    fn preferred_velocity(&self, i: usize, body: &Body, dt: f32) -> Vec3 {
         let params = &self.prepared_of(i).params;
         let limits = params.limits;
         let force = match params.weights.blending {
@@ -58,6 +95,15 @@ impl Crowd {
         if params.weights.noise > 0.0 {
             v = self.with_noise(i, v, params.weights.noise);
         }
+        v
+    }
+
+    /// Moves agent `i`'s `body` at velocity `v` for `dt`, never into an obstacle, and keeps it
+    /// within its boundary. A move that would not be finite leaves the body as it was.
+    #[inline]
+    fn move_agent(&self, i: usize, body: &mut Body, v: Vec3, dt: f32, obstacles: &Layered) {
+        let params = &self.prepared_of(i).params;
+        let mut v = v;
         let mut p = self.space.flat(body.position + v * dt);
         if !obstacles.is_empty() && p.is_finite() {
             (p, v) = self.stay_outside(body.position, p, v, obstacles);

@@ -50,6 +50,7 @@ mod queries;
 mod rules;
 mod sanitise;
 mod tuning;
+mod velocity_obstacles;
 
 pub use agents::{AgentInput, AgentMemory, ParamsId};
 pub use crowd::Crowd;
@@ -68,6 +69,7 @@ pub use tuning::{
     BlendMode, Boundary, FlockTuning, FlockWeights, LARGEST_PARAMETER, Perception, RuleStyle,
     SHORTEST_RESPONSE_TIME, SteeringLimits,
 };
+pub use velocity_obstacles::MOST_AGENTS_AVOIDED;
 
 /// The space agents move in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -168,13 +168,13 @@ struct Candidate {
 }
 
 /// Up to 8 shifts of a query point, see [`seam_images`].
-struct Images {
+pub(crate) struct Images {
     shifts: [Vec3; 8],
     len: usize,
 }
 
 impl Images {
-    fn iter(&self) -> impl Iterator<Item = Vec3> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Vec3> + '_ {
         self.shifts[..self.len].iter().copied()
     }
 }
@@ -184,7 +184,7 @@ impl Images {
 /// that agents see each other across the seam. Axes where the box is no wider than two radii
 /// get no seam search, since an agent could then be counted twice.
 #[inline]
-fn seam_images(p: Vec3, prepared: &Prepared, space: Space) -> Images {
+pub(crate) fn seam_images(p: Vec3, prepared: &Prepared, space: Space) -> Images {
     let mut images = Images {
         shifts: [Vec3::ZERO; 8],
         len: 1,

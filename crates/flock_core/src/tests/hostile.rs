@@ -127,7 +127,7 @@ fn nasty_params() -> impl Strategy<Value = FlockTuning> {
         proptest::option::of(0_u32..200),
         nasty_f32(),
         nasty_f32(),
-        any::<bool>(),
+        any::<(bool, bool)>(),
     )
         .prop_map(
             |(
@@ -137,7 +137,7 @@ fn nasty_params() -> impl Strategy<Value = FlockTuning> {
                 max_neighbours,
                 collision_distance,
                 collision_horizon,
-                counts_itself,
+                (velocity_obstacles, counts_itself),
             )| Perception {
                 neighbour_radius,
                 separation_radius,
@@ -145,6 +145,7 @@ fn nasty_params() -> impl Strategy<Value = FlockTuning> {
                 max_neighbours,
                 collision_distance,
                 collision_horizon,
+                velocity_obstacles,
                 counts_itself,
             },
         );

@@ -8,6 +8,7 @@ mod determinism;
 mod hostile;
 mod obstacles;
 mod rules;
+mod velocity_obstacles;
 mod vicsek;
 
 fn lattice(n_side: usize, spacing: f32) -> Vec<Vec3> {

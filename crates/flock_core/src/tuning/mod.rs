@@ -264,6 +264,17 @@ pub struct Perception {
     /// other keeps its velocity. Only neighbours are predicted, so the neighbour radius also
     /// bounds how early an agent reacts.
     pub collision_horizon: f32,
+    /// Whether the agent's velocity is made collision-free after the rules are blended: the
+    /// velocity they ask for is replaced by the nearest one, within the max speed, that keeps
+    /// its body (of diameter [`collision_distance`](Self::collision_distance)) clear of its
+    /// nearest neighbours' for [`collision_horizon`](Self::collision_horizon) seconds (ORCA:
+    /// van den Berg, Guy, Lin and Manocha 2011), and that never lets it end a tick inside
+    /// one. Two agents that both avoid share each manoeuvre (0.8 and 0.2, by a fixed ranking,
+    /// so that symmetric jams resolve); an agent avoids one that does not on its own, assuming
+    /// it keeps its velocity. The chosen velocity may be below the min speed or turn faster
+    /// than the max turn rate. Off by default; see
+    /// [`MOST_AGENTS_AVOIDED`](crate::MOST_AGENTS_AVOIDED) for how many neighbours count.
+    pub velocity_obstacles: bool,
     /// Whether the agent counts itself among the flock-mates whose mean velocity and centroid
     /// alignment and cohesion steer toward, as Vicsek et al. (1995) average "the particle and
     /// its neighbours". Off by default (Reynolds' boids average their neighbours only).
@@ -281,6 +292,7 @@ impl Default for Perception {
             max_neighbours: Some(64),
             collision_distance: 0.7,
             collision_horizon: 1.5,
+            velocity_obstacles: false,
             counts_itself: false,
         }
     }
@@ -377,6 +389,8 @@ pub(crate) struct Prepared {
     pub(crate) view: Option<FieldOfView>,
     /// Whether collisions are predicted (a weight, a distance and a horizon).
     pub(crate) predicts: bool,
+    /// Whether the velocity is made collision-free (velocity obstacles on, with a horizon).
+    pub(crate) velocity_obstacles: bool,
     /// Whether separation falls off as the inverse square of the distance (the
     /// desired-velocity style) rather than its inverse.
     pub(crate) unit_separation: bool,
@@ -395,6 +409,7 @@ impl Prepared {
             predicts: params.weights.collision_avoidance != 0.0
                 && p.collision_distance > 0.0
                 && p.collision_horizon > 0.0,
+            velocity_obstacles: p.velocity_obstacles && p.collision_horizon > 0.0,
             unit_separation: params.weights.style == RuleStyle::DesiredVelocity,
         }
     }

@@ -1,0 +1,329 @@
+//! Velocity obstacles, the collision-free step of integration: for agents whose
+//! [`Perception::velocity_obstacles`](crate::Perception::velocity_obstacles) is on, the
+//! velocity the rules ask for is replaced by the nearest one that keeps clear of every nearby
+//! agent (optimal reciprocal collision avoidance, ORCA: van den Berg, Guy, Lin and Manocha
+//! 2011, "Reciprocal n-body collision avoidance").
+//!
+//! Each neighbour's velocity obstacle (the relative velocities that bring the two within their
+//! summed radii inside the collision horizon) becomes a half-plane (a half-space, in 3D) of
+//! allowed velocities, the agent taking its share of the smallest change that leaves it. A
+//! linear program finds the allowed velocity nearest the preferred one within the max speed.
+//!
+//! In a dense crowd the half-planes often leave no room, and ORCA then takes the velocity that
+//! violates them least, which lets bodies overlap (by a fifth to a half of their radius in the
+//! circle swaps the tests run, with this code and with the `dodgy` crates alike). So each
+//! neighbour near enough to touch within the tick also gets a contact bound that is never
+//! relaxed ([`contact`]): each of two agents closes at most its share of the gap between their
+//! bodies, which standing still always meets. Bodies then never overlap, and three small
+//! rules keep the crowd from locking up instead: shares of 0.8 and 0.2 by a fixed ranking
+//! ([`yielding_share`]), a blocked agent stepping to its right, and a tiny seeded nudge that
+//! breaks exact symmetry (see `Crowd::goal`).
+
+pub(crate) mod planar;
+pub(crate) mod volume;
+
+use core::cmp::Ordering;
+use core::ops::Range;
+
+use glam::Vec3;
+
+use crate::executor::for_each_chunk_mut;
+use crate::maths::{length, limit_length, unit};
+use crate::neighbours::seam_images;
+use crate::rules::coincident_direction;
+use crate::rules::wander::NoiseDraw;
+use crate::tuning::Prepared;
+use crate::{Crowd, Space};
+
+/// Each agent avoids at most this many neighbours, the nearest (as in the RVO2 library's
+/// examples): further ones sit behind them, and the linear program's work grows with the count.
+pub const MOST_AGENTS_AVOIDED: usize = 10;
+
+/// The largest nudge of the velocity an agent aims for, per axis, as a share of its max speed.
+const NUDGE: f32 = 1e-3;
+/// An agent moving along its preferred velocity at under this share of its speed is blocked.
+const BLOCKED: f32 = 0.5;
+/// A blocked agent aims this many times its preferred speed to the right of it, besides the
+/// preferred velocity (45 degrees to the right).
+const STEP_ASIDE: f32 = 1.0;
+/// How far from a half the shares of two agents that both avoid are moved (see
+/// [`yielding_share`]).
+const YIELD: f32 = 0.3;
+
+/// Keeps the nudges' draws apart from the other seeded draws.
+const NUDGE_STREAM: u64 = 0x4F52_4341_0000_0001;
+
+/// Below this, a determinant or squared length counts as zero: the lines or planes are parallel.
+pub(super) const PARALLEL: f32 = 1e-5;
+
+/// One neighbour as its velocity obstacle sees it, relative to the agent.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Encounter<V> {
+    /// The neighbour's position minus the agent's.
+    pub(crate) offset: V,
+    /// The neighbour's velocity.
+    pub(crate) velocity: V,
+    /// The two bodies' radii summed: closer than this, their centres collide.
+    pub(crate) radius: f32,
+    /// Seconds ahead that the agent keeps clear of the neighbour.
+    pub(crate) horizon: f32,
+    /// The share of the manoeuvre the agent takes: a half when the neighbour avoids too,
+    /// all of it when the neighbour keeps its velocity.
+    pub(crate) share: f32,
+    /// Unit direction from the neighbour to the agent, fixed per pair when they coincide.
+    pub(crate) apart: Vec3,
+}
+
+/// The buffers of the velocity-obstacle step, kept between ticks.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct VelocityObstacles {
+    /// By agent index: the velocity the rules and limits ask for.
+    pub(crate) preferred: Vec<Vec3>,
+    /// By grid slot: the velocity chosen.
+    pub(crate) chosen: Vec<Vec3>,
+}
+
+/// A neighbour kept among the nearest.
+#[derive(Clone, Copy, Debug)]
+struct Near {
+    dist_sq: f32,
+    slot: u32,
+    offset: Vec3,
+}
+
+/// Scratch space a chunk of the step reuses from agent to agent.
+#[derive(Default)]
+struct Scratch {
+    stencil: Vec<Range<usize>>,
+    near: Vec<Near>,
+    encounters: Vec<Encounter<Vec3>>,
+    lines: Vec<planar::HalfPlane>,
+    projected_lines: Vec<planar::HalfPlane>,
+    spaces: Vec<volume::HalfSpace>,
+    projected_spaces: Vec<volume::HalfSpace>,
+}
+
+impl Crowd {
+    /// Whether any parameter set avoids velocity obstacles.
+    pub(crate) fn avoids_velocity_obstacles(&self) -> bool {
+        self.params.iter().any(|p| p.velocity_obstacles)
+    }
+
+    /// Fills `self.velocity_obstacles.chosen`, by grid slot, with each agent's velocity: its
+    /// `preferred` one, or for agents that avoid velocity obstacles, the nearest that keeps
+    /// clear of their neighbours. Reads the positions and velocities of the last
+    /// [`build_index`](Self::build_index), the state at the start of the tick.
+    pub(crate) fn choose_velocities(&mut self, dt: f32) {
+        let mut chosen = core::mem::take(&mut self.velocity_obstacles.chosen);
+        chosen.clear();
+        chosen.resize(self.len(), Vec3::ZERO);
+        let this = &*self;
+        for_each_chunk_mut(&*self.executor, &mut chosen, |first_slot, chunk| {
+            let mut scratch = Scratch::default();
+            for (k, out) in chunk.iter_mut().enumerate() {
+                *out = this.chosen_velocity(first_slot + k, dt, &mut scratch);
+            }
+        });
+        self.velocity_obstacles.chosen = chosen;
+    }
+
+    /// The velocity of the agent in grid `slot`.
+    #[inline]
+    fn chosen_velocity(&self, slot: usize, dt: f32, scratch: &mut Scratch) -> Vec3 {
+        let agent = &self.index.gathered[slot];
+        let preferred = self.velocity_obstacles.preferred[agent.index as usize];
+        let prepared = &self.params[agent.params as usize];
+        if !prepared.velocity_obstacles {
+            return preferred;
+        }
+        self.nearest_neighbours(slot, prepared, scratch);
+        if scratch.near.is_empty() {
+            return preferred;
+        }
+        let own = prepared.params.perception;
+        let max_speed = prepared.params.limits.max_speed;
+        let velocity = agent.body.velocity;
+        scratch.encounters.clear();
+        scratch.encounters.extend(scratch.near.iter().map(|near| {
+            let other = &self.index.gathered[near.slot as usize];
+            let other_params = &self.params[other.params as usize];
+            Encounter {
+                offset: near.offset,
+                velocity: other.body.velocity,
+                radius: 0.5
+                    * (own.collision_distance + other_params.params.perception.collision_distance),
+                horizon: own.collision_horizon,
+                share: if other_params.velocity_obstacles {
+                    yielding_share(agent.index, other.index)
+                } else {
+                    1.0
+                },
+                apart: unit(-near.offset).unwrap_or_else(|| {
+                    coincident_direction(agent.index as usize, other.index as usize, self.space)
+                }),
+            }
+        }));
+        let contacts = scratch
+            .encounters
+            .iter()
+            .filter_map(|e| contact(e, dt, max_speed));
+        let goal = self.goal(agent.index as usize, preferred, velocity, max_speed);
+        let chosen = match self.space {
+            Space::Planar => {
+                let flat = |v: Vec3| v.truncate();
+                let lines = &mut scratch.lines;
+                lines.clear();
+                lines.extend(contacts.map(|(n, bound)| planar::HalfPlane::at_most(flat(n), bound)));
+                let fixed = lines.len();
+                lines.extend(scratch.encounters.iter().map(|e| {
+                    let e = Encounter {
+                        offset: flat(e.offset),
+                        velocity: flat(e.velocity),
+                        radius: e.radius,
+                        horizon: e.horizon,
+                        share: e.share,
+                        apart: e.apart,
+                    };
+                    planar::half_plane(&e, flat(velocity), dt)
+                }));
+                planar::solve(
+                    lines,
+                    fixed,
+                    max_speed,
+                    flat(goal),
+                    &mut scratch.projected_lines,
+                )
+                .extend(0.0)
+            }
+            Space::Volume => {
+                let spaces = &mut scratch.spaces;
+                spaces.clear();
+                spaces.extend(contacts.map(|(n, bound)| volume::HalfSpace::at_most(n, bound)));
+                let fixed = spaces.len();
+                spaces.extend(
+                    scratch
+                        .encounters
+                        .iter()
+                        .map(|e| volume::half_space(e, velocity, dt)),
+                );
+                volume::solve(
+                    spaces,
+                    fixed,
+                    max_speed,
+                    goal,
+                    &mut scratch.projected_spaces,
+                )
+            }
+        };
+        // The program keeps within the max speed; rounding at extreme values may not.
+        if chosen.is_finite() {
+            limit_length(chosen, max_speed)
+        } else {
+            preferred
+        }
+    }
+
+    /// The velocity agent `i`, moving at `velocity`, aims for: its preferred one, moved by a
+    /// tiny seeded draw (up to [`NUDGE`] of its max speed along each axis), since symmetric
+    /// crowds (agents round a circle heading for the opposite points) otherwise settle into an
+    /// equilibrium where each blocks the next, as the RVO2 library's examples perturb the
+    /// preferred velocity; and for a blocked agent (moving along its preferred velocity at
+    /// under [`BLOCKED`] of that speed), turned to the right of it by [`STEP_ASIDE`] times its
+    /// speed, so that a jam of agents pressing into one another turns round and unwinds
+    /// instead of standing still.
+    #[inline]
+    fn goal(&self, i: usize, preferred: Vec3, velocity: Vec3, max_speed: f32) -> Vec3 {
+        let mut draw = NoiseDraw::new(self.seed ^ NUDGE_STREAM, self.tick, i);
+        let mut goal = preferred + self.space.flat(draw.in_cube()) * (NUDGE * max_speed);
+        let speed = length(preferred);
+        if let Some(along) = unit(preferred)
+            && velocity.dot(along) < BLOCKED * speed
+        {
+            goal += self.space.right_of(along) * (STEP_ASIDE * speed);
+        }
+        goal
+    }
+
+    /// Fills `scratch.near` with the agent in `slot`'s nearest neighbours within its neighbour
+    /// radius (across wrap seams too), at most [`MOST_AGENTS_AVOIDED`], nearest first and ties
+    /// by slot, so that the order never depends on the scan's.
+    fn nearest_neighbours(&self, slot: usize, prepared: &Prepared, scratch: &mut Scratch) {
+        let (grid, gathered) = (&self.index.grid, &self.index.gathered);
+        let position = gathered[slot].body.position;
+        let near = &mut scratch.near;
+        near.clear();
+        for shift in seam_images(position, prepared, self.space).iter() {
+            let centre = position + shift;
+            grid.stencil(grid.cell_of(centre), self.space, &mut scratch.stencil);
+            for other in scratch.stencil.iter().cloned().flatten() {
+                if other == slot && shift == Vec3::ZERO {
+                    continue;
+                }
+                let offset = self.space.flat(gathered[other].body.position - centre);
+                let dist_sq = offset.length_squared();
+                if dist_sq > prepared.neighbour_radius_sq {
+                    continue;
+                }
+                let candidate = Near {
+                    dist_sq,
+                    slot: other as u32,
+                    offset,
+                };
+                keep_nearest(near, candidate);
+            }
+        }
+    }
+}
+
+/// The bound that keeps the agent from ending the next `dt` inside the neighbour of `e`:
+/// `n . v <= bound`, with `n` the unit direction to the neighbour. Two agents that both avoid
+/// each close at most their share of the gap between their bodies within the tick, whatever
+/// they did before, so together they at most close it, and standing still always keeps to the
+/// bound (unless they already overlap); an agent closes on one that does not avoid at most by
+/// the gap plus the speed at which the other moves away. `None` where the bound cannot bind
+/// within the max speed.
+#[inline]
+pub(crate) fn contact(e: &Encounter<Vec3>, dt: f32, max_speed: f32) -> Option<(Vec3, f32)> {
+    let n = -e.apart;
+    let gap = length(e.offset) - e.radius;
+    let bound = if e.share < 1.0 {
+        e.share * gap / dt
+    } else {
+        gap / dt + n.dot(e.velocity)
+    };
+    (bound < max_speed).then_some((n, bound))
+}
+
+/// The share of a manoeuvre agent `i` takes when it meets agent `j` and both avoid: a half
+/// each, moved by [`YIELD`] toward the one that ranks lower by a fixed hash of their indices.
+/// The two shares still add up to one, so together the two just clear each other, but in a
+/// symmetric jam (agents pressing into a ring of others round a circle) some yield and the rest
+/// go through, where equal shares would leave them standing.
+#[inline]
+pub(crate) fn yielding_share(i: u32, j: u32) -> f32 {
+    let rank = |k: u32| {
+        let mut h = k.wrapping_mul(0x9E37_79B1);
+        h ^= h >> 15;
+        h.wrapping_mul(0x2C1B_3C6D)
+    };
+    match (rank(i), i).cmp(&(rank(j), j)) {
+        Ordering::Less => 0.5 + YIELD,
+        Ordering::Greater => 0.5 - YIELD,
+        Ordering::Equal => 0.5,
+    }
+}
+
+/// Inserts `candidate` into `near`, kept sorted by distance then slot, when it is among the
+/// [`MOST_AGENTS_AVOIDED`] nearest.
+#[inline]
+fn keep_nearest(near: &mut Vec<Near>, candidate: Near) {
+    let before = |a: &Near, b: &Near| (a.dist_sq, a.slot) < (b.dist_sq, b.slot);
+    if near.len() == MOST_AGENTS_AVOIDED {
+        if !before(&candidate, &near[MOST_AGENTS_AVOIDED - 1]) {
+            return;
+        }
+        near.pop();
+    }
+    let at = near.partition_point(|n| before(n, &candidate));
+    near.insert(at, candidate);
+}

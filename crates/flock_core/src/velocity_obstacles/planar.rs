@@ -1,0 +1,256 @@
+//! Optimal reciprocal collision avoidance on the plane: each neighbour turns into a half-plane
+//! of the velocities that keep clear of it, and a linear program picks the allowed velocity
+//! nearest the preferred one (van den Berg, Guy, Lin and Manocha 2011, sections 5.2 and 5.3).
+
+use glam::Vec2;
+
+use super::{Encounter, PARALLEL};
+
+/// The velocities on the left of a directed line: `v` is allowed when
+/// `det(direction, point - v) <= 0`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct HalfPlane {
+    pub(crate) point: Vec2,
+    /// Unit direction of the line.
+    pub(crate) direction: Vec2,
+}
+
+impl HalfPlane {
+    /// How far `v` lies outside (positive) or inside (negative) the half-plane.
+    #[inline]
+    fn violation(&self, v: Vec2) -> f32 {
+        det(self.direction, self.point - v)
+    }
+}
+
+/// The 2D cross product `a.x * b.y - a.y * b.x`.
+#[inline]
+fn det(a: Vec2, b: Vec2) -> f32 {
+    a.x * b.y - a.y * b.x
+}
+
+/// The half-plane of velocities that keeps an agent moving at `velocity` clear of the
+/// neighbour of `encounter` for its horizon, with the agent taking `encounter.share` of the
+/// manoeuvre (ORCA: the smallest change `u` of the relative velocity that leaves the velocity
+/// obstacle, of which the agent makes `share`).
+///
+/// The velocity obstacle is the disc of radius `r / horizon` round `offset / horizon` (the
+/// cut-off), extended by the cone from the origin tangent to it (the legs). Agents already
+/// overlapping aim to part within one tick of `dt`.
+pub(crate) fn half_plane(e: &Encounter<Vec2>, velocity: Vec2, dt: f32) -> HalfPlane {
+    let (offset, relative) = (e.offset, velocity - e.velocity);
+    let dist_sq = offset.length_squared();
+    let (r, r_sq) = (e.radius, e.radius * e.radius);
+    let (direction, u);
+    if dist_sq > r_sq {
+        // From the cut-off centre to the relative velocity.
+        let w = relative - offset / e.horizon;
+        let w_len_sq = w.length_squared();
+        let along = w.dot(offset);
+        if along < 0.0 && along * along > r_sq * w_len_sq {
+            // Nearest the cut-off circle.
+            let w_len = w_len_sq.sqrt();
+            let unit_w = w / w_len;
+            direction = Vec2::new(unit_w.y, -unit_w.x);
+            u = unit_w * (r / e.horizon - w_len);
+        } else {
+            // Nearest a leg: the tangent from the origin on the side the velocity leans to.
+            let leg = (dist_sq - r_sq).sqrt();
+            direction = if det(offset, w) > 0.0 {
+                Vec2::new(offset.x * leg - offset.y * r, offset.x * r + offset.y * leg) / dist_sq
+            } else {
+                -Vec2::new(
+                    offset.x * leg + offset.y * r,
+                    -offset.x * r + offset.y * leg,
+                ) / dist_sq
+            };
+            u = direction * relative.dot(direction) - relative;
+        }
+    } else {
+        // Overlapping: leave the disc of the positions one tick ahead.
+        let w = relative - offset / dt;
+        let w_len = w.length();
+        let unit_w = if w_len > 0.0 {
+            w / w_len
+        } else {
+            e.apart.truncate()
+        };
+        direction = Vec2::new(unit_w.y, -unit_w.x);
+        u = unit_w * (r / dt - w_len);
+    }
+    HalfPlane {
+        point: velocity + u * e.share,
+        direction,
+    }
+}
+
+impl HalfPlane {
+    /// The velocities `v` with `normal . v <= bound`.
+    pub(crate) fn at_most(normal: Vec2, bound: f32) -> Self {
+        Self {
+            point: normal * bound,
+            direction: normal.perp(),
+        }
+    }
+}
+
+/// The velocity nearest `preferred` within `max_speed` that every half-plane allows. Where none
+/// is, the first `fixed` half-planes still hold and the one within `max_speed` whose worst
+/// violation of the others is least is taken (the paper's section 5.3, for dense crowds); where
+/// even the fixed ones cannot all hold, the one whose worst violation of them is least.
+/// `projected` is scratch space.
+pub(crate) fn solve(
+    planes: &[HalfPlane],
+    fixed: usize,
+    max_speed: f32,
+    preferred: Vec2,
+    projected: &mut Vec<HalfPlane>,
+) -> Vec2 {
+    let mut result = preferred;
+    let failed = program_2(planes, max_speed, preferred, false, &mut result);
+    if failed < fixed {
+        program_3(
+            &planes[..fixed],
+            0,
+            failed,
+            max_speed,
+            &mut result,
+            projected,
+        );
+    } else if failed < planes.len() {
+        program_3(planes, fixed, failed, max_speed, &mut result, projected);
+    }
+    result
+}
+
+/// The point of half-plane `k`'s line, within the disc of `radius`, allowed by every earlier
+/// half-plane and nearest `target` (or, with `along_target`, furthest along the unit direction
+/// `target`). `None` when no point of the line is allowed.
+fn program_1(
+    planes: &[HalfPlane],
+    k: usize,
+    radius: f32,
+    target: Vec2,
+    along_target: bool,
+) -> Option<Vec2> {
+    let line = planes[k];
+    let dot = line.point.dot(line.direction);
+    let discriminant = dot * dot + radius * radius - line.point.length_squared();
+    if discriminant < 0.0 {
+        // The line misses the disc.
+        return None;
+    }
+    let root = discriminant.sqrt();
+    let (mut t_left, mut t_right) = (-dot - root, -dot + root);
+    for earlier in &planes[..k] {
+        let denominator = det(line.direction, earlier.direction);
+        let numerator = det(earlier.direction, line.point - earlier.point);
+        if denominator.abs() <= PARALLEL {
+            // Parallel lines: either the earlier allows all of this one or none of it.
+            if numerator < 0.0 {
+                return None;
+            }
+            continue;
+        }
+        let t = numerator / denominator;
+        if denominator >= 0.0 {
+            t_right = t_right.min(t);
+        } else {
+            t_left = t_left.max(t);
+        }
+        if t_left > t_right {
+            return None;
+        }
+    }
+    let t = if along_target {
+        if target.dot(line.direction) > 0.0 {
+            t_right
+        } else {
+            t_left
+        }
+    } else {
+        // Not `clamp`, which panics on the NaN that hostile input can bring.
+        line.direction
+            .dot(target - line.point)
+            .max(t_left)
+            .min(t_right)
+    };
+    Some(line.point + line.direction * t)
+}
+
+/// Seidel's incremental linear program: the velocity within `radius` nearest `target` (or
+/// furthest along the unit direction `target`, with `along_target`) that every half-plane
+/// allows, written to `result`. Returns the number of half-planes satisfied: all of them, or
+/// the index of the first that could not be, with `result` the answer for those before it.
+fn program_2(
+    planes: &[HalfPlane],
+    radius: f32,
+    target: Vec2,
+    along_target: bool,
+    result: &mut Vec2,
+) -> usize {
+    *result = if along_target {
+        target * radius
+    } else if target.length_squared() > radius * radius {
+        target.normalize_or_zero() * radius
+    } else {
+        target
+    };
+    for k in 0..planes.len() {
+        if planes[k].violation(*result) > 0.0 {
+            match program_1(planes, k, radius, target, along_target) {
+                Some(found) => *result = found,
+                None => return k,
+            }
+        }
+    }
+    planes.len()
+}
+
+/// Where the half-planes from `first_failed` on cannot all be met: the velocity that keeps the
+/// first `fixed` and minimises the largest violation of the others (the paper's 3D linear
+/// program over velocity and violation, solved as a 2D program per half-plane that raises the
+/// bound).
+fn program_3(
+    planes: &[HalfPlane],
+    fixed: usize,
+    first_failed: usize,
+    radius: f32,
+    result: &mut Vec2,
+    projected: &mut Vec<HalfPlane>,
+) {
+    let mut distance = 0.0;
+    for i in first_failed..planes.len() {
+        if planes[i].violation(*result) <= distance {
+            continue;
+        }
+        projected.clear();
+        projected.extend_from_slice(&planes[..fixed]);
+        for j in fixed..i {
+            let determinant = det(planes[i].direction, planes[j].direction);
+            let point = if determinant.abs() <= PARALLEL {
+                if planes[i].direction.dot(planes[j].direction) > 0.0 {
+                    // Same direction: half-plane j adds nothing.
+                    continue;
+                }
+                (planes[i].point + planes[j].point) * 0.5
+            } else {
+                planes[i].point
+                    + planes[i].direction
+                        * (det(planes[j].direction, planes[i].point - planes[j].point)
+                            / determinant)
+            };
+            projected.push(HalfPlane {
+                point,
+                direction: (planes[j].direction - planes[i].direction).normalize_or_zero(),
+            });
+        }
+        let kept = *result;
+        let outward = Vec2::new(-planes[i].direction.y, planes[i].direction.x);
+        if program_2(projected, radius, outward, true, result) < projected.len() {
+            // Only rounding can get here; the last result stands.
+            *result = kept;
+        }
+        distance = planes[i].violation(*result);
+    }
+}

@@ -1,0 +1,305 @@
+//! Optimal reciprocal collision avoidance in 3D: each neighbour turns into a half-space of the
+//! velocities that keep clear of it, and a linear program picks the allowed velocity nearest
+//! the preferred one (van den Berg, Guy, Lin and Manocha 2011, as their RVO2-3D library
+//! extends it from half-planes to half-spaces).
+
+use glam::Vec3;
+
+use super::{Encounter, PARALLEL};
+
+/// The velocities on the side of a plane its normal points to: `v` is allowed when
+/// `(v - point) . normal >= 0`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct HalfSpace {
+    pub(crate) point: Vec3,
+    /// Unit normal, into the allowed side.
+    pub(crate) normal: Vec3,
+}
+
+impl HalfSpace {
+    /// How far `v` lies outside (positive) or inside (negative) the half-space.
+    #[inline]
+    fn violation(&self, v: Vec3) -> f32 {
+        self.normal.dot(self.point - v)
+    }
+}
+
+/// A line through `point` along unit `direction`.
+#[derive(Clone, Copy, Debug)]
+struct Line {
+    point: Vec3,
+    direction: Vec3,
+}
+
+/// The half-space of velocities that keeps an agent moving at `velocity` clear of the
+/// neighbour of `encounter` for its horizon, the agent taking `encounter.share` of the smallest
+/// change of relative velocity that leaves the velocity obstacle (a sphere of radius
+/// `r / horizon` round `offset / horizon`, extended by the cone from the origin tangent to it).
+/// Agents already overlapping aim to part within one tick of `dt`.
+pub(crate) fn half_space(e: &Encounter<Vec3>, velocity: Vec3, dt: f32) -> HalfSpace {
+    let (offset, relative) = (e.offset, velocity - e.velocity);
+    let dist_sq = offset.length_squared();
+    let (r, r_sq) = (e.radius, e.radius * e.radius);
+    let (normal, u);
+    if dist_sq > r_sq {
+        let w = relative - offset / e.horizon;
+        let w_len_sq = w.length_squared();
+        let along = w.dot(offset);
+        if along < 0.0 && along * along > r_sq * w_len_sq {
+            // Nearest the cut-off sphere.
+            let w_len = w_len_sq.sqrt();
+            normal = w / w_len;
+            u = normal * (r / e.horizon - w_len);
+        } else {
+            // Nearest the cone: the point of it nearest the relative velocity lies on the ray
+            // through the tangent circle's point in the plane of the offset and the velocity;
+            // `t` scales the offset to the sphere the tangent touches.
+            let a = dist_sq;
+            let b = offset.dot(relative);
+            let c = relative.length_squared()
+                - offset.cross(relative).length_squared() / (dist_sq - r_sq);
+            let t = (b + (b * b - a * c).max(0.0).sqrt()) / a;
+            let w = relative - offset * t;
+            let w_len = w.length();
+            normal = if w_len > 0.0 { w / w_len } else { e.apart };
+            u = normal * (r * t - w_len);
+        }
+    } else {
+        // Overlapping: leave the sphere of the positions one tick ahead.
+        let w = relative - offset / dt;
+        let w_len = w.length();
+        normal = if w_len > 0.0 { w / w_len } else { e.apart };
+        u = normal * (r / dt - w_len);
+    }
+    HalfSpace {
+        point: velocity + u * e.share,
+        normal,
+    }
+}
+
+impl HalfSpace {
+    /// The velocities `v` with `normal . v <= bound`.
+    pub(crate) fn at_most(normal: Vec3, bound: f32) -> Self {
+        Self {
+            point: normal * bound,
+            normal: -normal,
+        }
+    }
+}
+
+/// The velocity nearest `preferred` within `max_speed` that every half-space allows. Where none
+/// is, the first `fixed` still hold and the one whose worst violation of the others is least is
+/// taken; where even the fixed ones cannot all hold, the one whose worst violation of them is
+/// least. `projected` is scratch space.
+pub(crate) fn solve(
+    spaces: &[HalfSpace],
+    fixed: usize,
+    max_speed: f32,
+    preferred: Vec3,
+    projected: &mut Vec<HalfSpace>,
+) -> Vec3 {
+    let mut result = preferred;
+    let failed = program_3(spaces, max_speed, preferred, false, &mut result);
+    if failed < fixed {
+        program_4(
+            &spaces[..fixed],
+            0,
+            failed,
+            max_speed,
+            &mut result,
+            projected,
+        );
+    } else if failed < spaces.len() {
+        program_4(spaces, fixed, failed, max_speed, &mut result, projected);
+    }
+    result
+}
+
+/// The point of `line` within the ball of `radius` that the half-spaces before `k` allow,
+/// nearest `target` (or furthest along the unit direction `target`, with `along_target`).
+fn program_1(
+    spaces: &[HalfSpace],
+    k: usize,
+    line: Line,
+    radius: f32,
+    target: Vec3,
+    along_target: bool,
+) -> Option<Vec3> {
+    let dot = line.point.dot(line.direction);
+    let discriminant = dot * dot + radius * radius - line.point.length_squared();
+    if discriminant < 0.0 {
+        return None;
+    }
+    let root = discriminant.sqrt();
+    let (mut t_left, mut t_right) = (-dot - root, -dot + root);
+    for earlier in &spaces[..k] {
+        let numerator = (earlier.point - line.point).dot(earlier.normal);
+        let denominator = line.direction.dot(earlier.normal);
+        if denominator * denominator <= PARALLEL {
+            if numerator > 0.0 {
+                return None;
+            }
+            continue;
+        }
+        let t = numerator / denominator;
+        if denominator >= 0.0 {
+            t_left = t_left.max(t);
+        } else {
+            t_right = t_right.min(t);
+        }
+        if t_left > t_right {
+            return None;
+        }
+    }
+    let t = if along_target {
+        if target.dot(line.direction) > 0.0 {
+            t_right
+        } else {
+            t_left
+        }
+    } else {
+        // Not `clamp`, which panics on the NaN that hostile input can bring.
+        line.direction
+            .dot(target - line.point)
+            .max(t_left)
+            .min(t_right)
+    };
+    Some(line.point + line.direction * t)
+}
+
+/// The point of half-space `k`'s plane within the ball of `radius` that the half-spaces before
+/// `k` allow, nearest `target` (or furthest along it, with `along_target`).
+fn program_2(
+    spaces: &[HalfSpace],
+    k: usize,
+    radius: f32,
+    target: Vec3,
+    along_target: bool,
+) -> Option<Vec3> {
+    let plane = spaces[k];
+    let plane_dist = plane.point.dot(plane.normal);
+    let plane_dist_sq = plane_dist * plane_dist;
+    let radius_sq = radius * radius;
+    if plane_dist_sq > radius_sq {
+        // The plane misses the ball.
+        return None;
+    }
+    let plane_radius_sq = radius_sq - plane_dist_sq;
+    let centre = plane.normal * plane_dist;
+    let mut result = if along_target {
+        let in_plane = target - plane.normal * target.dot(plane.normal);
+        let len_sq = in_plane.length_squared();
+        if len_sq <= PARALLEL {
+            centre
+        } else {
+            centre + in_plane * (plane_radius_sq / len_sq).sqrt()
+        }
+    } else {
+        let on_plane = target + plane.normal * (plane.point - target).dot(plane.normal);
+        if on_plane.length_squared() > radius_sq {
+            let from_centre = on_plane - centre;
+            centre + from_centre * (plane_radius_sq / from_centre.length_squared()).sqrt()
+        } else {
+            on_plane
+        }
+    };
+    for i in 0..k {
+        if spaces[i].violation(result) <= 0.0 {
+            continue;
+        }
+        let cross = spaces[i].normal.cross(plane.normal);
+        if cross.length_squared() <= PARALLEL {
+            // Parallel planes, and half-space i rules out all of plane k.
+            return None;
+        }
+        let direction = cross.normalize();
+        let line_normal = direction.cross(plane.normal);
+        let point = plane.point
+            + line_normal
+                * ((spaces[i].point - plane.point).dot(spaces[i].normal)
+                    / line_normal.dot(spaces[i].normal));
+        result = program_1(
+            spaces,
+            i,
+            Line { point, direction },
+            radius,
+            target,
+            along_target,
+        )?;
+    }
+    Some(result)
+}
+
+/// Seidel's incremental linear program in 3D: the velocity within `radius` nearest `target` (or
+/// furthest along the unit direction `target`, with `along_target`) that every half-space
+/// allows, written to `result`. Returns the number satisfied: all, or the index of the first
+/// that could not be, with `result` the answer for those before it.
+fn program_3(
+    spaces: &[HalfSpace],
+    radius: f32,
+    target: Vec3,
+    along_target: bool,
+    result: &mut Vec3,
+) -> usize {
+    *result = if along_target {
+        target * radius
+    } else if target.length_squared() > radius * radius {
+        target.normalize_or_zero() * radius
+    } else {
+        target
+    };
+    for k in 0..spaces.len() {
+        if spaces[k].violation(*result) > 0.0 {
+            match program_2(spaces, k, radius, target, along_target) {
+                Some(found) => *result = found,
+                None => return k,
+            }
+        }
+    }
+    spaces.len()
+}
+
+/// Where the half-spaces from `first_failed` on cannot all be met: the velocity that keeps the
+/// first `fixed` and minimises the largest violation of the others, solved as a 3D program per
+/// half-space that raises the bound (the 4D program of RVO2-3D).
+fn program_4(
+    spaces: &[HalfSpace],
+    fixed: usize,
+    first_failed: usize,
+    radius: f32,
+    result: &mut Vec3,
+    projected: &mut Vec<HalfSpace>,
+) {
+    let mut distance = 0.0;
+    for i in first_failed..spaces.len() {
+        if spaces[i].violation(*result) <= distance {
+            continue;
+        }
+        projected.clear();
+        projected.extend_from_slice(&spaces[..fixed]);
+        for j in fixed..i {
+            let cross = spaces[j].normal.cross(spaces[i].normal);
+            let point = if cross.length_squared() <= PARALLEL {
+                if spaces[i].normal.dot(spaces[j].normal) > 0.0 {
+                    continue;
+                }
+                (spaces[i].point + spaces[j].point) * 0.5
+            } else {
+                let line_normal = cross.cross(spaces[i].normal);
+                spaces[i].point
+                    + line_normal
+                        * ((spaces[j].point - spaces[i].point).dot(spaces[j].normal)
+                            / line_normal.dot(spaces[j].normal))
+            };
+            projected.push(HalfSpace {
+                point,
+                normal: (spaces[j].normal - spaces[i].normal).normalize_or_zero(),
+            });
+        }
+        let kept = *result;
+        if program_3(projected, radius, spaces[i].normal, true, result) < projected.len() {
+            *result = kept;
+        }
+        distance = spaces[i].violation(*result);
+    }
+}
