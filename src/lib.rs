@@ -266,7 +266,9 @@
 //!
 //! # FAQ
 //!
-//! **My agents overlap.** Raise `FlockWeights::separation` or `Perception::separation_radius`.
+//! **My agents overlap.** Raise `FlockWeights::separation` or `Perception::separation_radius`;
+//! for crowds whose bodies must never overlap, set `Perception::velocity_obstacles` to
+//! `VelocityObstacles::Solid` (bodies of `Perception::collision_distance`).
 //! **The flock falls apart.** Raise `cohesion` or `neighbour_radius`.
 //! **They all freeze into one direction.** Lower `alignment`.
 //! **They jitter or turn abruptly.** Lower `SteeringLimits::max_force`.

@@ -10,7 +10,7 @@ use flock_core::glam::Vec3;
 use flock_core::{
     AgentInput, AgentMemory, AvoidanceHold, BlendMode, Boundary, Crowd, FlockTuning, FlockWeights,
     Leader, LevelOfDetail, ObstacleAvoidance, ParamsId, Perception, RuleStyle, ScopedThreads,
-    Shape, Space, SteeringLimits, Threat,
+    Shape, Space, SteeringLimits, Threat, VelocityObstacles,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -60,7 +60,11 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<FlockTuning> {
             max_neighbours: u.arbitrary()?,
             collision_distance: u.arbitrary()?,
             collision_horizon: u.arbitrary()?,
-            velocity_obstacles: u.arbitrary()?,
+            velocity_obstacles: match u.int_in_range(0..=2)? {
+                0 => VelocityObstacles::Off,
+                1 => VelocityObstacles::Reciprocal,
+                _ => VelocityObstacles::Solid,
+            },
             counts_itself: u.arbitrary()?,
         },
         boundary: match u.int_in_range(0..=2)? {

@@ -63,9 +63,9 @@ fn without_collision_avoidance_head_on_agents_run_into_each_other() {
     }
 }
 
-/// Seekers of `Target`s at a speed of 2, bodies of the default diameter (0.7), with or without
-/// collision-free velocities.
-fn swapping(velocity_obstacles: bool) -> FlockTuning {
+/// Seekers of `Target`s at a speed of 2, bodies of the default diameter (0.7), avoiding each
+/// other's velocity obstacles in `velocity_obstacles`' way.
+fn swapping(velocity_obstacles: VelocityObstacles) -> FlockTuning {
     FlockTuning {
         weights: FlockWeights {
             target: 1.0,
@@ -88,15 +88,19 @@ fn swapping(velocity_obstacles: bool) -> FlockTuning {
     }
 }
 
-/// Runs 24 agents from a circle of radius 6 to their opposite points; returns the closest two
-/// centres came at any tick, and whether all arrived within 2,000 ticks.
-fn circle_swap(plugin: FlockingPlugins, tuning: FlockTuning) -> (f32, bool) {
+/// Runs `n` agents from a circle of `radius` to their opposite points; returns the closest two
+/// centres came at any tick, and whether all arrived within `ticks`.
+fn circle_swap(
+    plugin: FlockingPlugins,
+    tuning: FlockTuning,
+    (n, radius, ticks): (usize, f32, usize),
+) -> (f32, bool) {
     let mut app = create_test_app(plugin);
     tune_default_flock(&mut app, tuning);
-    let targets: Vec<Vec3> = (0..24)
+    let targets: Vec<Vec3> = (0..n)
         .map(|i| {
-            let angle = i as f32 / 24.0 * std::f32::consts::TAU;
-            let start = Vec3::new(ops::cos(angle), ops::sin(angle), 0.0) * 6.0;
+            let angle = i as f32 / n as f32 * std::f32::consts::TAU;
+            let start = Vec3::new(ops::cos(angle), ops::sin(angle), 0.0) * radius;
             app.world_mut().spawn((
                 Agent,
                 Transform::from_translation(start),
@@ -106,7 +110,7 @@ fn circle_swap(plugin: FlockingPlugins, tuning: FlockTuning) -> (f32, bool) {
         })
         .collect();
     let mut closest = f32::INFINITY;
-    for _ in 0..2_000 {
+    for _ in 0..ticks {
         run_ticks(&mut app, 1);
         let world = app.world_mut();
         let mut query = world.query::<(&Transform, &Target)>();
@@ -135,10 +139,11 @@ fn circle_swap(plugin: FlockingPlugins, tuning: FlockTuning) -> (f32, bool) {
 }
 
 #[test]
-fn collision_free_velocities_keep_a_circle_swap_apart() {
+fn solid_agents_swap_across_a_circle_without_overlap() {
     let diameter = Perception::default().collision_distance;
     for (plugin, space) in planes() {
-        let (closest, arrived) = circle_swap(plugin, swapping(true));
+        let (closest, arrived) =
+            circle_swap(plugin, swapping(VelocityObstacles::Solid), (24, 6.0, 2_000));
         assert!(arrived, "{space}: not every agent arrived");
         // No overlap deeper than 1% of the body radius.
         assert!(
@@ -146,9 +151,29 @@ fn collision_free_velocities_keep_a_circle_swap_apart() {
             "{space}: centres came {closest} apart"
         );
     }
-    let (closest, _) = circle_swap(FlockingPlugins::default().planar(), swapping(false));
+    let (closest, _) = circle_swap(
+        FlockingPlugins::default().planar(),
+        swapping(VelocityObstacles::Off),
+        (24, 6.0, 2_000),
+    );
     assert!(
         closest < diameter / 2.0,
         "without the step, {closest} apart"
+    );
+}
+
+#[test]
+fn reciprocal_agents_swap_across_a_circle_with_little_overlap() {
+    let diameter = Perception::default().collision_distance;
+    let (closest, arrived) = circle_swap(
+        FlockingPlugins::default().planar(),
+        swapping(VelocityObstacles::Reciprocal),
+        (8, 6.0, 2_000),
+    );
+    assert!(arrived, "not every agent arrived");
+    // Overlaps of at most a tenth of the radius, where the crowd leaves no room.
+    assert!(
+        closest >= diameter - 0.1 * diameter / 2.0,
+        "centres came {closest} apart"
     );
 }

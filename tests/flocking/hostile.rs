@@ -79,7 +79,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
         (
             proptest::option::of(0_u32..100),
             proptest::option::of(nasty_f32()),
-            (any::<bool>(), 0_u8..3, any::<(bool, bool)>()),
+            (any::<bool>(), 0_u8..3, (any::<bool>(), 0_u8..3)),
         ),
         (0_u8..3, nasty_vec3(), nasty_vec3(), nasty_f32()),
     )
@@ -135,7 +135,11 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                     max_neighbours,
                     collision_distance: p[3],
                     collision_horizon: p[4],
-                    velocity_obstacles,
+                    velocity_obstacles: match velocity_obstacles {
+                        0 => VelocityObstacles::Off,
+                        1 => VelocityObstacles::Reciprocal,
+                        _ => VelocityObstacles::Solid,
+                    },
                     counts_itself,
                 },
                 boundary: match edge {

@@ -7,7 +7,7 @@ use bevy_egui::{EguiContexts, egui};
 use bevy_flock_plugin::{
     Agent, BlendMode, Boundary, DefaultFlock, Flock, FlockMembers, FlockMetrics, FlockPreset,
     FlockWeights, FlockingConfig, InFlock, LevelOfDetail, ObstacleAvoidance, Perception,
-    PresetLoadErrors, RuleStyle, SteeringLimits, UsePreset,
+    PresetLoadErrors, RuleStyle, SteeringLimits, UsePreset, VelocityObstacles,
 };
 use egui_plot::{Line, Plot};
 
@@ -372,10 +372,17 @@ fn tuning_view(
             p.max_neighbours = cap.map(|n| n.round().max(1.0) as u32);
             amount(ui, &mut p.collision_distance, "collision distance");
             amount(ui, &mut p.collision_horizon, "collision horizon (s)");
-            ui.checkbox(
-                &mut p.velocity_obstacles,
-                "collision-free velocities (ORCA)",
-            );
+            egui::ComboBox::from_label("velocity obstacles (ORCA)")
+                .selected_text(format!("{:?}", p.velocity_obstacles))
+                .show_ui(ui, |ui| {
+                    for mode in [
+                        VelocityObstacles::Off,
+                        VelocityObstacles::Reciprocal,
+                        VelocityObstacles::Solid,
+                    ] {
+                        ui.selectable_value(&mut p.velocity_obstacles, mode, format!("{mode:?}"));
+                    }
+                });
             ui.checkbox(&mut p.counts_itself, "counts itself (Vicsek)");
         });
     egui::CollapsingHeader::new("Edge").show(ui, |ui| boundary_view(ui, &mut b));

@@ -47,7 +47,7 @@ pub use terrain::{LARGEST_TERRAIN, PathPlanner, Terrain, TerrainPlugin, TerrainT
 // used here as components.
 pub use flock_core::{
     BlendMode, Boundary, FlockTuning, FlockWeights, LevelOfDetail, ObstacleAvoidance, Perception,
-    RuleStyle, SteeringLimits,
+    RuleStyle, SteeringLimits, VelocityObstacles,
 };
 
 /// The types most games need: `use bevy_flock_plugin::prelude::*;`.
@@ -58,7 +58,7 @@ pub mod prelude {
         FlockingConfig, FlockingPlugins, FlockingSystems, FlowField, FollowLeader, Formation,
         InFlock, LeaderLost, LevelOfDetail, NearbyAgent, Obstacle, ObstacleAvoidance, Perception,
         PotentialField, Predator, RuleStyle, SquadsPlugin, SteeringLimits, Target, TargetReached,
-        Velocity,
+        Velocity, VelocityObstacles,
     };
     #[cfg(feature = "bevy_gizmos")]
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};

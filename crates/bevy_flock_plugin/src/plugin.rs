@@ -15,7 +15,7 @@ use crate::{
 };
 use crate::{
     BlendMode, Boundary, FlockTuning, FlockWeights, LevelOfDetail, ObstacleAvoidance, Perception,
-    RuleStyle, SteeringLimits,
+    RuleStyle, SteeringLimits, VelocityObstacles,
 };
 use crate::{backend, extract, step};
 
@@ -307,6 +307,7 @@ impl Plugin for FlockingPlugin {
             .register_type::<LevelOfDetail>()
             .register_type::<BlendMode>()
             .register_type::<RuleStyle>()
+            .register_type::<VelocityObstacles>()
             .register_type::<FlockWeights>()
             .register_type::<SteeringLimits>()
             .register_type::<Perception>()

@@ -30,9 +30,13 @@
 //! its section of the report (see the `squads` module).
 //! `-- --only planning` runs path planning on big maps alone, and prints its section of the
 //! report (see the `planning` module).
+//! `-- --only crowds` runs the crowd scenarios (circle swaps, crossing streams, a bottleneck, a
+//! dense crowd) in every avoidance mode and what the velocity-obstacle step costs, and prints
+//! its section of the report (see the `crowds` module).
 //! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
 
 mod avoidance;
+mod crowds;
 mod detail;
 mod lab;
 mod planning;
@@ -115,6 +119,11 @@ fn main() {
     if only.as_deref() == Some("planning") {
         let (rows, serpentines) = planning::measure(rounds);
         println!("\n{}", planning::section(&rows, &serpentines));
+        return;
+    }
+    if only.as_deref() == Some("crowds") {
+        let (rows, costs) = crowds::measure(ticks, rounds);
+        println!("\n{}", crowds::section(&rows, &costs, ticks, rounds));
         return;
     }
     if only.as_deref() == Some("detail") {

@@ -14,7 +14,7 @@ use crate::maths::{length, limit_length, unit};
 use crate::neighbours::NeighbourIndex;
 use crate::rules::{Leader, Standoff, Threat, lead_time};
 use crate::tuning::{FlockTuning, Prepared};
-use crate::velocity_obstacles::VelocityObstacles;
+use crate::velocity_obstacles::VelocityStep;
 
 /// A crowd of agents in contiguous buffers, stepped one tick at a time.
 ///
@@ -41,7 +41,7 @@ pub struct Crowd {
     /// The obstacles, how agents look ahead for them, and the avoidance pass's results.
     pub(crate) avoidance: AvoidancePass,
     /// The velocity-obstacle step's buffers.
-    pub(crate) velocity_obstacles: VelocityObstacles,
+    pub(crate) velocity_step: VelocityStep,
     /// What agents flee this tick (see [`set_threats`](Self::set_threats)).
     pub(crate) threats: Vec<Threat>,
     /// Seed of the noise and wander draws (see [`set_seed`](Self::set_seed)).

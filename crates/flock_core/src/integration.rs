@@ -51,7 +51,7 @@ impl Crowd {
         if !self.index.covers(self.len()) {
             self.build_index();
         }
-        let mut preferred = core::mem::take(&mut self.velocity_obstacles.preferred);
+        let mut preferred = core::mem::take(&mut self.velocity_step.preferred);
         preferred.clear();
         preferred.resize(self.len(), Vec3::ZERO);
         let this = &*self;
@@ -60,11 +60,11 @@ impl Crowd {
                 *v = this.preferred_velocity(first + k, &this.agents.bodies[first + k], dt);
             }
         });
-        self.velocity_obstacles.preferred = preferred;
+        self.velocity_step.preferred = preferred;
         self.choose_velocities(dt);
         let mut bodies = core::mem::take(&mut self.agents.bodies);
         let this = &*self;
-        let (chosen, slots) = (&self.velocity_obstacles.chosen, self.index.grid.slots());
+        let (chosen, slots) = (&self.velocity_step.chosen, self.index.grid.slots());
         let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
         for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
             for (k, body) in chunk.iter_mut().enumerate() {

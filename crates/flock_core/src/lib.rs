@@ -67,7 +67,7 @@ pub use rules::{LONGEST_LEAD, Leader, Threat, lead_time};
 pub use sanitise::{Correction, Value};
 pub use tuning::{
     BlendMode, Boundary, FlockTuning, FlockWeights, LARGEST_PARAMETER, Perception, RuleStyle,
-    SHORTEST_RESPONSE_TIME, SteeringLimits,
+    SHORTEST_RESPONSE_TIME, SteeringLimits, VelocityObstacles,
 };
 pub use velocity_obstacles::MOST_AGENTS_AVOIDED;
 

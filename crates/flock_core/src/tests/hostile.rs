@@ -127,7 +127,7 @@ fn nasty_params() -> impl Strategy<Value = FlockTuning> {
         proptest::option::of(0_u32..200),
         nasty_f32(),
         nasty_f32(),
-        any::<(bool, bool)>(),
+        (0_u8..3, any::<bool>()),
     )
         .prop_map(
             |(
@@ -145,7 +145,11 @@ fn nasty_params() -> impl Strategy<Value = FlockTuning> {
                 max_neighbours,
                 collision_distance,
                 collision_horizon,
-                velocity_obstacles,
+                velocity_obstacles: match velocity_obstacles {
+                    0 => VelocityObstacles::Off,
+                    1 => VelocityObstacles::Reciprocal,
+                    _ => VelocityObstacles::Solid,
+                },
                 counts_itself,
             },
         );

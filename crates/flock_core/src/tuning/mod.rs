@@ -69,6 +69,37 @@ pub enum BlendMode {
     RuleLimitsOnly,
 }
 
+/// How an agent's velocity is made collision-free after the rules are blended (see
+/// [`Perception::velocity_obstacles`]): optimal reciprocal collision avoidance (ORCA: van den
+/// Berg, Guy, Lin and Manocha 2011) replaces the velocity the rules ask for with the nearest one,
+/// within the max speed, that keeps the agent's body (of diameter
+/// [`Perception::collision_distance`]) clear of its nearest neighbours' for
+/// [`Perception::collision_horizon`] seconds, each doing its share.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "bevy", derive(bevy_reflect::Reflect))]
+#[cfg_attr(feature = "bevy", reflect(Default, Debug, Clone, PartialEq))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum VelocityObstacles {
+    /// No step: the velocity the rules ask for stands.
+    #[default]
+    Off,
+    /// ORCA: an agent avoids one that does not avoid on its own, assuming it keeps its
+    /// velocity; two that both avoid share each manoeuvre (0.8 and 0.2, by a fixed ranking, so
+    /// that symmetric jams resolve; the paper's equal halves leave agents swapping places round
+    /// a circle standing for good), and a blocked agent steps to its right. Where a dense crowd
+    /// leaves no collision-free velocity, the agent takes the one that violates the
+    /// constraints least, so bodies may overlap a little (a tenth of their radius or so in the
+    /// benchmark's crowds) rather than lock up.
+    Reciprocal,
+    /// As `Reciprocal`, and bodies never end a tick inside each other: each neighbour near
+    /// enough to touch within the tick bounds how fast the agent may close on it (each of two
+    /// solid agents closes at most its share of the gap between them, a bound never relaxed).
+    /// Crowds walking through each other from opposite sides can jam where `Reciprocal` ones
+    /// squeeze past (see the benchmarks). The bound holds between two solid agents; against
+    /// others, the solid one keeps its own share.
+    Solid,
+}
+
 /// Weights of the steering behaviours, and how they are blended. In the plugin, on a flock
 /// entity they tune the flock; on an agent they override its flock's weights for that agent.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -264,17 +295,12 @@ pub struct Perception {
     /// other keeps its velocity. Only neighbours are predicted, so the neighbour radius also
     /// bounds how early an agent reacts.
     pub collision_horizon: f32,
-    /// Whether the agent's velocity is made collision-free after the rules are blended: the
-    /// velocity they ask for is replaced by the nearest one, within the max speed, that keeps
-    /// its body (of diameter [`collision_distance`](Self::collision_distance)) clear of its
-    /// nearest neighbours' for [`collision_horizon`](Self::collision_horizon) seconds (ORCA:
-    /// van den Berg, Guy, Lin and Manocha 2011), and that never lets it end a tick inside
-    /// one. Two agents that both avoid share each manoeuvre (0.8 and 0.2, by a fixed ranking,
-    /// so that symmetric jams resolve); an agent avoids one that does not on its own, assuming
-    /// it keeps its velocity. The chosen velocity may be below the min speed or turn faster
-    /// than the max turn rate. Off by default; see
-    /// [`MOST_AGENTS_AVOIDED`](crate::MOST_AGENTS_AVOIDED) for how many neighbours count.
-    pub velocity_obstacles: bool,
+    /// Whether and how the agent's velocity is made collision-free after the rules are
+    /// blended (see [`VelocityObstacles`]). The chosen velocity may be below the min speed or
+    /// turn faster than the max turn rate. Off by default; it needs a collision horizon above
+    /// zero. See [`MOST_AGENTS_AVOIDED`](crate::MOST_AGENTS_AVOIDED) for how many neighbours
+    /// count.
+    pub velocity_obstacles: VelocityObstacles,
     /// Whether the agent counts itself among the flock-mates whose mean velocity and centroid
     /// alignment and cohesion steer toward, as Vicsek et al. (1995) average "the particle and
     /// its neighbours". Off by default (Reynolds' boids average their neighbours only).
@@ -292,7 +318,7 @@ impl Default for Perception {
             max_neighbours: Some(64),
             collision_distance: 0.7,
             collision_horizon: 1.5,
-            velocity_obstacles: false,
+            velocity_obstacles: VelocityObstacles::Off,
             counts_itself: false,
         }
     }
@@ -389,8 +415,8 @@ pub(crate) struct Prepared {
     pub(crate) view: Option<FieldOfView>,
     /// Whether collisions are predicted (a weight, a distance and a horizon).
     pub(crate) predicts: bool,
-    /// Whether the velocity is made collision-free (velocity obstacles on, with a horizon).
-    pub(crate) velocity_obstacles: bool,
+    /// How the velocity is made collision-free (off without a horizon).
+    pub(crate) velocity_obstacles: VelocityObstacles,
     /// Whether separation falls off as the inverse square of the distance (the
     /// desired-velocity style) rather than its inverse.
     pub(crate) unit_separation: bool,
@@ -409,7 +435,11 @@ impl Prepared {
             predicts: params.weights.collision_avoidance != 0.0
                 && p.collision_distance > 0.0
                 && p.collision_horizon > 0.0,
-            velocity_obstacles: p.velocity_obstacles && p.collision_horizon > 0.0,
+            velocity_obstacles: if p.collision_horizon > 0.0 {
+                p.velocity_obstacles
+            } else {
+                VelocityObstacles::Off
+            },
             unit_separation: params.weights.style == RuleStyle::DesiredVelocity,
         }
     }

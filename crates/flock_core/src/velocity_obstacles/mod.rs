@@ -7,17 +7,21 @@
 //! Each neighbour's velocity obstacle (the relative velocities that bring the two within their
 //! summed radii inside the collision horizon) becomes a half-plane (a half-space, in 3D) of
 //! allowed velocities, the agent taking its share of the smallest change that leaves it. A
-//! linear program finds the allowed velocity nearest the preferred one within the max speed.
+//! linear program finds the allowed velocity nearest the preferred one within the max speed;
+//! where a dense crowd leaves none, the one that violates the half-planes least, which lets
+//! bodies overlap a little.
 //!
-//! In a dense crowd the half-planes often leave no room, and ORCA then takes the velocity that
-//! violates them least, which lets bodies overlap (by a fifth to a half of their radius in the
-//! circle swaps the tests run, with this code and with the `dodgy` crates alike). So each
-//! neighbour near enough to touch within the tick also gets a contact bound that is never
-//! relaxed ([`contact`]): each of two agents closes at most its share of the gap between their
-//! bodies, which standing still always meets. Bodies then never overlap, and three small
-//! rules keep the crowd from locking up instead: shares of 0.8 and 0.2 by a fixed ranking
-//! ([`yielding_share`]), a blocked agent stepping to its right, and a tiny seeded nudge that
-//! breaks exact symmetry (see `Crowd::goal`).
+//! With equal shares and nothing more, ORCA leaves agents swapping places round a circle (8
+//! at 64 ticks a second are enough) standing in a ring where each blocks the next, for good. So
+//! two agents that both avoid share each manoeuvre 0.8 and 0.2 by a fixed ranking
+//! ([`yielding_share`]), a blocked agent steps to its right, and a tiny seeded nudge breaks
+//! exact symmetry (see `Crowd::goal`).
+//!
+//! [`VelocityObstacles::Solid`](crate::VelocityObstacles::Solid) agents also get a contact
+//! bound per neighbour near enough to touch within the tick, never relaxed ([`contact`]): each
+//! closes at most its share of the gap between their bodies, which standing still always
+//! meets, so bodies never end a tick overlapping, at the price of jams where crowds walk
+//! through each other from opposite sides.
 
 pub(crate) mod planar;
 pub(crate) mod volume;
@@ -32,7 +36,7 @@ use crate::maths::{length, limit_length, unit};
 use crate::neighbours::seam_images;
 use crate::rules::coincident_direction;
 use crate::rules::wander::NoiseDraw;
-use crate::tuning::Prepared;
+use crate::tuning::{Prepared, VelocityObstacles};
 use crate::{Crowd, Space};
 
 /// Each agent avoids at most this many neighbours, the nearest (as in the RVO2 library's
@@ -76,7 +80,7 @@ pub(crate) struct Encounter<V> {
 
 /// The buffers of the velocity-obstacle step, kept between ticks.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct VelocityObstacles {
+pub(crate) struct VelocityStep {
     /// By agent index: the velocity the rules and limits ask for.
     pub(crate) preferred: Vec<Vec3>,
     /// By grid slot: the velocity chosen.
@@ -106,15 +110,17 @@ struct Scratch {
 impl Crowd {
     /// Whether any parameter set avoids velocity obstacles.
     pub(crate) fn avoids_velocity_obstacles(&self) -> bool {
-        self.params.iter().any(|p| p.velocity_obstacles)
+        self.params
+            .iter()
+            .any(|p| p.velocity_obstacles != VelocityObstacles::Off)
     }
 
-    /// Fills `self.velocity_obstacles.chosen`, by grid slot, with each agent's velocity: its
+    /// Fills `self.velocity_step.chosen`, by grid slot, with each agent's velocity: its
     /// `preferred` one, or for agents that avoid velocity obstacles, the nearest that keeps
     /// clear of their neighbours. Reads the positions and velocities of the last
     /// [`build_index`](Self::build_index), the state at the start of the tick.
     pub(crate) fn choose_velocities(&mut self, dt: f32) {
-        let mut chosen = core::mem::take(&mut self.velocity_obstacles.chosen);
+        let mut chosen = core::mem::take(&mut self.velocity_step.chosen);
         chosen.clear();
         chosen.resize(self.len(), Vec3::ZERO);
         let this = &*self;
@@ -124,18 +130,20 @@ impl Crowd {
                 *out = this.chosen_velocity(first_slot + k, dt, &mut scratch);
             }
         });
-        self.velocity_obstacles.chosen = chosen;
+        self.velocity_step.chosen = chosen;
     }
 
     /// The velocity of the agent in grid `slot`.
     #[inline]
     fn chosen_velocity(&self, slot: usize, dt: f32, scratch: &mut Scratch) -> Vec3 {
         let agent = &self.index.gathered[slot];
-        let preferred = self.velocity_obstacles.preferred[agent.index as usize];
+        let preferred = self.velocity_step.preferred[agent.index as usize];
         let prepared = &self.params[agent.params as usize];
-        if !prepared.velocity_obstacles {
-            return preferred;
-        }
+        let solid = match prepared.velocity_obstacles {
+            VelocityObstacles::Off => return preferred,
+            VelocityObstacles::Reciprocal => false,
+            VelocityObstacles::Solid => true,
+        };
         self.nearest_neighbours(slot, prepared, scratch);
         if scratch.near.is_empty() {
             return preferred;
@@ -153,10 +161,9 @@ impl Crowd {
                 radius: 0.5
                     * (own.collision_distance + other_params.params.perception.collision_distance),
                 horizon: own.collision_horizon,
-                share: if other_params.velocity_obstacles {
-                    yielding_share(agent.index, other.index)
-                } else {
-                    1.0
+                share: match other_params.velocity_obstacles {
+                    VelocityObstacles::Off => 1.0,
+                    _ => yielding_share(agent.index, other.index),
                 },
                 apart: unit(-near.offset).unwrap_or_else(|| {
                     coincident_direction(agent.index as usize, other.index as usize, self.space)
@@ -166,6 +173,7 @@ impl Crowd {
         let contacts = scratch
             .encounters
             .iter()
+            .filter(|_| solid)
             .filter_map(|e| contact(e, dt, max_speed));
         let goal = self.goal(agent.index as usize, preferred, velocity, max_speed);
         let chosen = match self.space {
