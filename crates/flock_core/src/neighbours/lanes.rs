@@ -104,6 +104,48 @@ impl SlotLanes {
     fn load(column: &[f32], slot: usize) -> Vec4 {
         Vec4::from_slice(&column[slot..slot + LANES])
     }
+
+    /// Calls `take(slot, dist_sq, offset)` for each candidate of `ranges` (never `own`) whose
+    /// squared distance from `centre` is at most `radius_sq`, testing four at a time.
+    #[inline]
+    pub(crate) fn for_each_near(
+        &self,
+        ranges: &[Range<usize>],
+        centre: Vec3,
+        own: usize,
+        radius_sq: f32,
+        mut take: impl FnMut(usize, f32, Vec3),
+    ) {
+        let (cx, cy, cz) = (
+            Vec4::splat(centre.x),
+            Vec4::splat(centre.y),
+            Vec4::splat(centre.z),
+        );
+        let radius_sq = Vec4::splat(radius_sq);
+        let (xs, ys, zs) = (self.x.as_slice(), self.y.as_slice(), self.z.as_slice());
+        for range in ranges {
+            let mut s = range.start;
+            while s < range.end {
+                let x = Self::load(xs, s) - cx;
+                let y = Self::load(ys, s) - cy;
+                let z = Self::load(zs, s) - cz;
+                let dist_sq = x * x + y * y + z * z;
+                let mut keep = dist_sq.cmple(radius_sq);
+                let left = (range.end - s).min(LANES);
+                keep &= LANE_INDEX.cmplt(Vec4::splat(left as f32));
+                if own.wrapping_sub(s) < LANES {
+                    keep &= LANE_INDEX.cmpne(Vec4::splat((own - s) as u32 as f32));
+                }
+                let mut bits = keep.bitmask();
+                while bits != 0 {
+                    let k = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    take(s + k, dist_sq[k], Vec3::new(x[k], y[k], z[k]));
+                }
+                s += LANES;
+            }
+        }
+    }
 }
 
 /// The field of view as a test on `d = offset · heading` and the squared distance `r²`,

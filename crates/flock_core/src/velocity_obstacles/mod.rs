@@ -29,7 +29,7 @@ pub(crate) mod volume;
 use core::cmp::Ordering;
 use core::ops::Range;
 
-use glam::Vec3;
+use glam::{IVec3, Vec3};
 
 use crate::executor::for_each_chunk_mut;
 use crate::maths::{length, limit_length, unit};
@@ -90,15 +90,32 @@ pub(crate) struct VelocityStep {
 /// A neighbour kept among the nearest.
 #[derive(Clone, Copy, Debug)]
 struct Near {
-    dist_sq: f32,
-    slot: u32,
+    /// The squared distance's bits above the slot: for distances (never negative), integer
+    /// order is nearest first, ties by slot.
+    key: u64,
     offset: Vec3,
+}
+
+impl Near {
+    fn new(dist_sq: f32, slot: usize, offset: Vec3) -> Self {
+        Self {
+            key: u64::from(dist_sq.to_bits()) << 32 | slot as u64,
+            offset,
+        }
+    }
+
+    fn slot(&self) -> usize {
+        (self.key & u64::from(u32::MAX)) as usize
+    }
 }
 
 /// Scratch space a chunk of the step reuses from agent to agent.
 #[derive(Default)]
 struct Scratch {
+    /// The cell whose stencil `stencil` holds: agents of a cell sit in consecutive slots.
+    stencil_cell: Option<IVec3>,
     stencil: Vec<Range<usize>>,
+    seam_stencil: Vec<Range<usize>>,
     near: Vec<Near>,
     encounters: Vec<Encounter<Vec3>>,
     lines: Vec<planar::HalfPlane>,
@@ -153,7 +170,7 @@ impl Crowd {
         let velocity = agent.body.velocity;
         scratch.encounters.clear();
         scratch.encounters.extend(scratch.near.iter().map(|near| {
-            let other = &self.index.gathered[near.slot as usize];
+            let other = &self.index.gathered[near.slot()];
             let other_params = &self.params[other.params as usize];
             Encounter {
                 offset: near.offset,
@@ -256,29 +273,38 @@ impl Crowd {
     /// radius (across wrap seams too), at most [`MOST_AGENTS_AVOIDED`], nearest first and ties
     /// by slot, so that the order never depends on the scan's.
     fn nearest_neighbours(&self, slot: usize, prepared: &Prepared, scratch: &mut Scratch) {
-        let (grid, gathered) = (&self.index.grid, &self.index.gathered);
-        let position = gathered[slot].body.position;
-        let near = &mut scratch.near;
+        let (grid, lanes) = (&self.index.grid, &self.index.lanes);
+        let position = self.index.gathered[slot].body.position;
+        let Scratch {
+            stencil_cell,
+            stencil,
+            seam_stencil,
+            near,
+            ..
+        } = scratch;
         near.clear();
+        let cell = grid.cell_of(position);
+        if *stencil_cell != Some(cell) {
+            grid.stencil(cell, self.space, stencil);
+            *stencil_cell = Some(cell);
+        }
         for shift in seam_images(position, prepared, self.space).iter() {
             let centre = position + shift;
-            grid.stencil(grid.cell_of(centre), self.space, &mut scratch.stencil);
-            for other in scratch.stencil.iter().cloned().flatten() {
-                if other == slot && shift == Vec3::ZERO {
-                    continue;
-                }
-                let offset = self.space.flat(gathered[other].body.position - centre);
-                let dist_sq = offset.length_squared();
-                if dist_sq > prepared.neighbour_radius_sq {
-                    continue;
-                }
-                let candidate = Near {
-                    dist_sq,
-                    slot: other as u32,
-                    offset,
-                };
-                keep_nearest(near, candidate);
-            }
+            let ranges = if shift == Vec3::ZERO {
+                &*stencil
+            } else {
+                grid.stencil(grid.cell_of(centre), self.space, seam_stencil);
+                &*seam_stencil
+            };
+            let own = if shift == Vec3::ZERO {
+                slot
+            } else {
+                usize::MAX
+            };
+            let radius_sq = prepared.neighbour_radius_sq;
+            lanes.for_each_near(ranges, centre, own, radius_sq, |other, dist_sq, offset| {
+                keep_nearest(near, Near::new(dist_sq, other, self.space.flat(offset)));
+            });
         }
     }
 }
@@ -302,6 +328,25 @@ pub(crate) fn contact(e: &Encounter<Vec3>, dt: f32, max_speed: f32) -> Option<(V
     (bound < max_speed).then_some((n, bound))
 }
 
+/// Inserts `candidate` into `near`, kept sorted nearest first (ties by slot), when it is among
+/// the [`MOST_AGENTS_AVOIDED`] nearest.
+#[inline]
+fn keep_nearest(near: &mut Vec<Near>, candidate: Near) {
+    if near.len() == MOST_AGENTS_AVOIDED {
+        if candidate.key >= near[MOST_AGENTS_AVOIDED - 1].key {
+            return;
+        }
+        near.pop();
+    }
+    let mut at = near.len();
+    near.push(candidate);
+    while at > 0 && near[at - 1].key > candidate.key {
+        near[at] = near[at - 1];
+        at -= 1;
+    }
+    near[at] = candidate;
+}
+
 /// The share of a manoeuvre agent `i` takes when it meets agent `j` and both avoid: a half
 /// each, moved by [`YIELD`] toward the one that ranks lower by a fixed hash of their indices.
 /// The two shares still add up to one, so together the two just clear each other, but in a
@@ -319,19 +364,4 @@ pub(crate) fn yielding_share(i: u32, j: u32) -> f32 {
         Ordering::Greater => 0.5 - YIELD,
         Ordering::Equal => 0.5,
     }
-}
-
-/// Inserts `candidate` into `near`, kept sorted by distance then slot, when it is among the
-/// [`MOST_AGENTS_AVOIDED`] nearest.
-#[inline]
-fn keep_nearest(near: &mut Vec<Near>, candidate: Near) {
-    let before = |a: &Near, b: &Near| (a.dist_sq, a.slot) < (b.dist_sq, b.slot);
-    if near.len() == MOST_AGENTS_AVOIDED {
-        if !before(&candidate, &near[MOST_AGENTS_AVOIDED - 1]) {
-            return;
-        }
-        near.pop();
-    }
-    let at = near.partition_point(|n| before(n, &candidate));
-    near.insert(at, candidate);
 }
