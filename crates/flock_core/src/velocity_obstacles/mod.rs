@@ -71,8 +71,8 @@ pub(crate) struct Encounter<V> {
     pub(crate) radius: f32,
     /// Seconds ahead that the agent keeps clear of the neighbour.
     pub(crate) horizon: f32,
-    /// The share of the manoeuvre the agent takes: a half when the neighbour avoids too,
-    /// all of it when the neighbour keeps its velocity.
+    /// The share of the manoeuvre the agent takes: 0.8 or 0.2 by [`yielding_share`] when the
+    /// neighbour avoids too, all of it when the neighbour keeps its velocity.
     pub(crate) share: f32,
     /// Unit direction from the neighbour to the agent, fixed per pair when they coincide.
     pub(crate) apart: Vec3,
