@@ -116,35 +116,16 @@ impl SlotLanes {
         radius_sq: f32,
         mut take: impl FnMut(usize, f32, Vec3),
     ) {
-        let (cx, cy, cz) = (
-            Vec4::splat(centre.x),
-            Vec4::splat(centre.y),
-            Vec4::splat(centre.z),
-        );
-        let radius_sq = Vec4::splat(radius_sq);
-        let (xs, ys, zs) = (self.x.as_slice(), self.y.as_slice(), self.z.as_slice());
-        for range in ranges {
-            let mut s = range.start;
-            while s < range.end {
-                let x = Self::load(xs, s) - cx;
-                let y = Self::load(ys, s) - cy;
-                let z = Self::load(zs, s) - cz;
-                let dist_sq = x * x + y * y + z * z;
-                let mut keep = dist_sq.cmple(radius_sq);
-                let left = (range.end - s).min(LANES);
-                keep &= LANE_INDEX.cmplt(Vec4::splat(left as f32));
-                if own.wrapping_sub(s) < LANES {
-                    keep &= LANE_INDEX.cmpne(Vec4::splat((own - s) as u32 as f32));
-                }
-                let mut bits = keep.bitmask();
-                while bits != 0 {
-                    let k = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    take(s + k, dist_sq[k], Vec3::new(x[k], y[k], z[k]));
-                }
-                s += LANES;
+        let probe = Probe::new(radius_sq, Vec3::ZERO, None);
+        probe.for_each_group(self, ranges, centre, own, |s, x, y, z, dist_sq, keep| {
+            let mut bits = keep.bitmask();
+            while bits != 0 {
+                let k = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                take(s + k, dist_sq[k], Vec3::new(x[k], y[k], z[k]));
             }
-        }
+            true
+        });
     }
 }
 
