@@ -269,6 +269,9 @@
 //! **My agents overlap.** Raise `FlockWeights::separation` or `Perception::separation_radius`;
 //! for crowds whose bodies must never overlap, set `Perception::velocity_obstacles` to
 //! `VelocityObstacles::Solid` (bodies of `Perception::collision_distance`).
+//! **Important units should push through idle ones.** Give them a higher
+//! `Perception::avoidance_priority` (a `Perception` on the agent overrides its flock's): of two
+//! agents, the lower priority gives most of the way.
 //! **The flock falls apart.** Raise `cohesion` or `neighbour_radius`.
 //! **They all freeze into one direction.** Lower `alignment`.
 //! **They jitter or turn abruptly.** Lower `SteeringLimits::max_force`.

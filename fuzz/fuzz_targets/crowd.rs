@@ -65,6 +65,9 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<FlockTuning> {
                 1 => VelocityObstacles::Reciprocal,
                 _ => VelocityObstacles::Solid,
             },
+            avoidance_priority: u.arbitrary()?,
+            avoidance_layers: u.arbitrary()?,
+            avoidance_mask: u.arbitrary()?,
             counts_itself: u.arbitrary()?,
         },
         boundary: match u.int_in_range(0..=2)? {

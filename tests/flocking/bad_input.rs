@@ -37,6 +37,7 @@ fn broken_flock_tuning_is_corrected_and_reported_once() {
             perception: Perception {
                 neighbour_radius: -2.0,
                 separation_radius: 9.0,
+                avoidance_priority: 0.0,
                 ..default()
             },
             ..default()
@@ -61,7 +62,8 @@ fn broken_flock_tuning_is_corrected_and_reported_once() {
             "weights.alignment",
             "limits.min_speed",
             "perception.neighbour_radius",
-            "perception.separation_radius"
+            "perception.separation_radius",
+            "perception.avoidance_priority"
         ]
     );
     let sim = app.world().resource::<FlockSimulation>();
@@ -70,6 +72,7 @@ fn broken_flock_tuning_is_corrected_and_reported_once() {
     assert_eq!(used.limits.min_speed, 3.0);
     assert_eq!(used.perception.neighbour_radius, 4.0);
     assert_eq!(used.perception.separation_radius, 4.0);
+    assert_eq!(used.perception.avoidance_priority, 1.0);
     for v in velocities_of(&app, &agents) {
         assert!(
             v.is_finite() && (v.length() - 3.0).abs() < 1e-4,

@@ -75,11 +75,13 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
             nasty_f32(),
             nasty_f32(),
             nasty_f32(),
+            nasty_f32(),
         ],
         (
             proptest::option::of(0_u32..100),
             proptest::option::of(nasty_f32()),
             (any::<bool>(), 0_u8..3, (any::<bool>(), 0_u8..3)),
+            (any::<u32>(), any::<u32>()),
         ),
         (0_u8..3, nasty_vec3(), nasty_vec3(), nasty_f32()),
     )
@@ -92,6 +94,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                     max_neighbours,
                     turn_rate,
                     (desired_velocity, blending, (counts_itself, velocity_obstacles)),
+                    (avoidance_layers, avoidance_mask),
                 ),
                 (edge, min, max, margin),
             )| FlockTuning {
@@ -140,6 +143,9 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                         1 => VelocityObstacles::Reciprocal,
                         _ => VelocityObstacles::Solid,
                     },
+                    avoidance_priority: p[5],
+                    avoidance_layers,
+                    avoidance_mask,
                     counts_itself,
                 },
                 boundary: match edge {

@@ -383,6 +383,9 @@ fn tuning_view(
                         ui.selectable_value(&mut p.velocity_obstacles, mode, format!("{mode:?}"));
                     }
                 });
+            amount(ui, &mut p.avoidance_priority, "avoidance priority");
+            layers(ui, &mut p.avoidance_layers, "in layers");
+            layers(ui, &mut p.avoidance_mask, "avoids layers");
             ui.checkbox(&mut p.counts_itself, "counts itself (Vicsek)");
         });
     egui::CollapsingHeader::new("Edge").show(ui, |ui| boundary_view(ui, &mut b));
@@ -408,6 +411,27 @@ fn amount(ui: &mut egui::Ui, value: &mut f32, name: &str) {
         ui.label(name);
     });
 }
+
+/// The first [`LAYERS_SHOWN`] bits of a set of layers, a checkbox each (the rest kept as they
+/// are).
+fn layers(ui: &mut egui::Ui, bits: &mut u32, name: &str) {
+    ui.horizontal(|ui| {
+        for layer in 0..LAYERS_SHOWN {
+            let mut on = *bits & 1 << layer != 0;
+            if ui
+                .checkbox(&mut on, "")
+                .on_hover_text(format!("layer {layer}"))
+                .changed()
+            {
+                *bits ^= 1 << layer;
+            }
+        }
+        ui.label(name);
+    });
+}
+
+/// How many of the 32 avoidance layers the panel shows.
+const LAYERS_SHOWN: u32 = 4;
 
 /// An optional amount: a checkbox, and the value when checked (`fallback` when it is turned
 /// on).

@@ -61,11 +61,13 @@ impl Crowd {
             }
         });
         self.velocity_step.preferred = preferred;
-        self.choose_velocities(dt);
+        // Out of the crowd while the choice borrows the crowd mutably; back after the moves.
+        let avoidance = core::mem::take(&mut self.avoidance);
+        let obstacles = Layered::new(&avoidance.obstacles, colliders);
+        self.choose_velocities(dt, &obstacles);
         let mut bodies = core::mem::take(&mut self.agents.bodies);
         let this = &*self;
         let (chosen, slots) = (&self.velocity_step.chosen, self.index.grid.slots());
-        let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
         for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
             for (k, body) in chunk.iter_mut().enumerate() {
                 let v = chosen[slots[first + k] as usize];
@@ -73,6 +75,7 @@ impl Crowd {
             }
         });
         self.agents.bodies = bodies;
+        self.avoidance = avoidance;
     }
 
     /// The velocity agent `i` (at `body`) asks for after `dt`: its force limited and applied

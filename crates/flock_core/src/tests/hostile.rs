@@ -128,6 +128,7 @@ fn nasty_params() -> impl Strategy<Value = FlockTuning> {
         nasty_f32(),
         nasty_f32(),
         (0_u8..3, any::<bool>()),
+        (nasty_f32(), any::<u32>(), any::<u32>()),
     )
         .prop_map(
             |(
@@ -138,6 +139,7 @@ fn nasty_params() -> impl Strategy<Value = FlockTuning> {
                 collision_distance,
                 collision_horizon,
                 (velocity_obstacles, counts_itself),
+                (avoidance_priority, avoidance_layers, avoidance_mask),
             )| Perception {
                 neighbour_radius,
                 separation_radius,
@@ -150,6 +152,9 @@ fn nasty_params() -> impl Strategy<Value = FlockTuning> {
                     1 => VelocityObstacles::Reciprocal,
                     _ => VelocityObstacles::Solid,
                 },
+                avoidance_priority,
+                avoidance_layers,
+                avoidance_mask,
                 counts_itself,
             },
         );

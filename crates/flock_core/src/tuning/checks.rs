@@ -97,7 +97,8 @@ impl SteeringLimits {
 
 impl Perception {
     /// The neighbour radius must be positive, the separation radius within it, the field of
-    /// view within 0 to 360 degrees, the collision distance and horizon not negative.
+    /// view within 0 to 360 degrees, the collision distance and horizon not negative, the
+    /// avoidance priority positive.
     fn check(&mut self, check: &mut Checker) {
         let d = Self::default();
         check.positive(
@@ -138,6 +139,11 @@ impl Perception {
             "perception.collision_horizon",
             &mut self.collision_horizon,
             d.collision_horizon,
+        );
+        check.positive(
+            "perception.avoidance_priority",
+            &mut self.avoidance_priority,
+            d.avoidance_priority,
         );
     }
 }

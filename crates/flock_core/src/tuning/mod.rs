@@ -94,8 +94,10 @@ pub enum VelocityObstacles {
     /// As `Reciprocal`, and bodies never end a tick inside each other: each neighbour near
     /// enough to touch within the tick bounds how fast the agent may close on it (each of two
     /// solid agents closes at most its share of the gap between them, a bound never relaxed).
-    /// Crowds walking through each other from opposite sides can jam where `Reciprocal` ones
-    /// squeeze past (see the benchmarks). The bound holds between two solid agents; against
+    /// Obstacles and walls bound the velocity too, so that no move is cut short at one and
+    /// slid into a neighbour. Crowds walking through each other from opposite sides, or
+    /// through a narrow door, can jam where `Reciprocal` ones squeeze past (see the
+    /// benchmarks). The bound holds between two solid agents; against
     /// others, the solid one keeps its own share.
     Solid,
 }
@@ -301,6 +303,24 @@ pub struct Perception {
     /// zero. See [`MOST_AGENTS_AVOIDED`](crate::MOST_AGENTS_AVOIDED) for how many neighbours
     /// count.
     pub velocity_obstacles: VelocityObstacles,
+    /// How much the agent keeps its way in velocity-obstacle avoidance: of two agents that
+    /// avoid each other, each takes the share `other / (own + other)` of each manoeuvre, so the
+    /// one of lower priority gives most of the way (priorities 4 and 1: a fifth and four
+    /// fifths), as important units push on and idle ones step aside. Between equal priorities
+    /// the shares are 0.8 and 0.2 by a fixed ranking (see [`VelocityObstacles::Reciprocal`]).
+    /// Positive; 1 by default.
+    pub avoidance_priority: f32,
+    /// The avoidance layers the agent is in, a bit per layer (bit `k` is layer `k`): another
+    /// agent avoids it with velocity obstacles only if that agent's
+    /// [`avoidance_mask`](Self::avoidance_mask) has one of them. Layer 0 (`1`) by default; `0`
+    /// puts it in none, so that no agent avoids it.
+    pub avoidance_layers: u32,
+    /// The layers of the agents this one avoids with velocity obstacles, a bit per layer:
+    /// every layer (`u32::MAX`) by default. An agent avoiding one that does not avoid it back
+    /// takes the whole of each manoeuvre, as it does with an agent whose velocity obstacles are
+    /// off. The predicted-collision sidestep ([`FlockWeights::collision_avoidance`]) and
+    /// separation ignore layers.
+    pub avoidance_mask: u32,
     /// Whether the agent counts itself among the flock-mates whose mean velocity and centroid
     /// alignment and cohesion steer toward, as Vicsek et al. (1995) average "the particle and
     /// its neighbours". Off by default (Reynolds' boids average their neighbours only).
@@ -309,7 +329,8 @@ pub struct Perception {
 
 impl Default for Perception {
     /// Neighbour radius 4, separation radius 1.2, full 360-degree view, at most 64 neighbours;
-    /// collisions at 0.7 (two agents of the obstacle cast radius, 0.35) predicted 1.5 s ahead.
+    /// collisions at 0.7 (two agents of the obstacle cast radius, 0.35) predicted 1.5 s ahead;
+    /// no velocity obstacles, but when on, priority 1, in layer 0 and avoiding every layer.
     fn default() -> Self {
         Self {
             neighbour_radius: 4.0,
@@ -319,6 +340,9 @@ impl Default for Perception {
             collision_distance: 0.7,
             collision_horizon: 1.5,
             velocity_obstacles: VelocityObstacles::Off,
+            avoidance_priority: 1.0,
+            avoidance_layers: 1,
+            avoidance_mask: u32::MAX,
             counts_itself: false,
         }
     }

@@ -11,9 +11,12 @@
 //! where a dense crowd leaves none, the one that violates the half-planes least, which lets
 //! bodies overlap a little.
 //!
-//! With equal shares and nothing more, ORCA leaves agents swapping places round a circle (8
-//! at 64 ticks a second are enough) standing in a ring where each blocks the next, for good. So
-//! two agents that both avoid share each manoeuvre 0.8 and 0.2 by a fixed ranking
+//! Two agents that avoid each other share each manoeuvre by their
+//! [`avoidance_priority`](crate::Perception::avoidance_priority) ([`manoeuvre_share`]); an
+//! agent avoids only those in its [`avoidance_mask`](crate::Perception::avoidance_mask)'s
+//! layers. With equal shares and nothing more, ORCA leaves agents swapping places round a circle
+//! (8 at 64 ticks a second are enough) standing in a ring where each blocks the next, for good.
+//! So between equal priorities the shares are 0.8 and 0.2 by a fixed ranking
 //! ([`yielding_share`]), a blocked agent steps to its right, and a tiny seeded nudge breaks
 //! exact symmetry (see `Crowd::goal`).
 //!
@@ -22,6 +25,13 @@
 //! closes at most its share of the gap between their bodies, which standing still always
 //! meets, so bodies never end a tick overlapping, at the price of jams where crowds walk
 //! through each other from opposite sides.
+//!
+//! Obstacles and walls stay outside this program (integration's hard boundary keeps agents out
+//! of them, and the avoidance forces steer round them), except for one bound each: a velocity
+//! that would carry an agent into an obstacle or a hard wall within the tick is bounded by the
+//! gap to its surface, and the program solved again ([`MOST_SURFACES`] times at most), so that
+//! the move is never cut short and slid along the surface, off the chosen course and perhaps
+//! into a neighbour.
 
 pub(crate) mod planar;
 pub(crate) mod volume;
@@ -34,15 +44,18 @@ use glam::{IVec3, Vec3};
 use crate::executor::for_each_chunk_mut;
 use crate::maths::{length, limit_length, unit};
 use crate::neighbours::seam_images;
+use crate::obstacles::{Layered, ObstacleQuery};
 use crate::rules::coincident_direction;
 use crate::rules::wander::NoiseDraw;
-use crate::tuning::{Prepared, VelocityObstacles};
+use crate::tuning::{Boundary, Perception, Prepared, VelocityObstacles};
 use crate::{Crowd, Space};
 
 /// Each agent avoids at most this many neighbours, the nearest (as in the RVO2 library's
 /// examples): further ones sit behind them, and the linear program's work grows with the count.
 pub const MOST_AGENTS_AVOIDED: usize = 10;
 
+/// The most obstacle surfaces or walls a velocity is bounded by: a corner's three.
+const MOST_SURFACES: usize = 3;
 /// The largest nudge of the velocity an agent aims for, per axis, as a share of its max speed.
 const NUDGE: f32 = 1e-3;
 /// An agent moving along its preferred velocity at under this share of its speed is blocked.
@@ -71,8 +84,8 @@ pub(crate) struct Encounter<V> {
     pub(crate) radius: f32,
     /// Seconds ahead that the agent keeps clear of the neighbour.
     pub(crate) horizon: f32,
-    /// The share of the manoeuvre the agent takes: 0.8 or 0.2 by [`yielding_share`] when the
-    /// neighbour avoids too, all of it when the neighbour keeps its velocity.
+    /// The share of the manoeuvre the agent takes: by [`manoeuvre_share`] when the neighbour
+    /// avoids it too, all of it when the neighbour keeps its velocity.
     pub(crate) share: f32,
     /// Unit direction from the neighbour to the agent, fixed per pair when they coincide.
     pub(crate) apart: Vec3,
@@ -118,6 +131,8 @@ struct Scratch {
     seam_stencil: Vec<Range<usize>>,
     near: Vec<Near>,
     encounters: Vec<Encounter<Vec3>>,
+    /// The bounds `n . v <= bound` never relaxed: contacts, obstacle surfaces and walls.
+    bounds: Vec<(Vec3, f32)>,
     lines: Vec<planar::HalfPlane>,
     projected_lines: Vec<planar::HalfPlane>,
     spaces: Vec<volume::HalfSpace>,
@@ -136,23 +151,37 @@ impl Crowd {
     /// `preferred` one, or for agents that avoid velocity obstacles, the nearest that keeps
     /// clear of their neighbours. Reads the positions and velocities of the last
     /// [`build_index`](Self::build_index), the state at the start of the tick.
-    pub(crate) fn choose_velocities(&mut self, dt: f32) {
+    pub(crate) fn choose_velocities(&mut self, dt: f32, obstacles: &Layered) {
         let mut chosen = core::mem::take(&mut self.velocity_step.chosen);
         chosen.clear();
         chosen.resize(self.len(), Vec3::ZERO);
+        // With every agent in a layer and every mask full, each avoids every other: no need to
+        // look up each candidate's layers.
+        let layered = self.params.iter().any(|p| {
+            let p = &p.params.perception;
+            p.avoidance_mask != u32::MAX || p.avoidance_layers == 0
+        });
         let this = &*self;
         for_each_chunk_mut(&*self.executor, &mut chosen, |first_slot, chunk| {
             let mut scratch = Scratch::default();
             for (k, out) in chunk.iter_mut().enumerate() {
-                *out = this.chosen_velocity(first_slot + k, dt, &mut scratch);
+                *out = this.chosen_velocity(first_slot + k, dt, layered, obstacles, &mut scratch);
             }
         });
         self.velocity_step.chosen = chosen;
     }
 
-    /// The velocity of the agent in grid `slot`.
+    /// The velocity of the agent in grid `slot`; `layered` when some agents do not avoid every
+    /// other.
     #[inline]
-    fn chosen_velocity(&self, slot: usize, dt: f32, scratch: &mut Scratch) -> Vec3 {
+    fn chosen_velocity(
+        &self,
+        slot: usize,
+        dt: f32,
+        layered: bool,
+        obstacles: &Layered,
+        scratch: &mut Scratch,
+    ) -> Vec3 {
         let agent = &self.index.gathered[slot];
         let preferred = self.velocity_step.preferred[agent.index as usize];
         let prepared = &self.params[agent.params as usize];
@@ -161,7 +190,7 @@ impl Crowd {
             VelocityObstacles::Reciprocal => false,
             VelocityObstacles::Solid => true,
         };
-        self.nearest_neighbours(slot, prepared, scratch);
+        self.nearest_neighbours(slot, prepared, layered, scratch);
         if scratch.near.is_empty() {
             return preferred;
         }
@@ -172,34 +201,80 @@ impl Crowd {
         scratch.encounters.extend(scratch.near.iter().map(|near| {
             let other = &self.index.gathered[near.slot()];
             let other_params = &self.params[other.params as usize];
+            let theirs = &other_params.params.perception;
+            let avoided_back =
+                other_params.velocity_obstacles != VelocityObstacles::Off && avoids(theirs, &own);
             Encounter {
                 offset: near.offset,
                 velocity: other.body.velocity,
-                radius: 0.5
-                    * (own.collision_distance + other_params.params.perception.collision_distance),
+                radius: 0.5 * (own.collision_distance + theirs.collision_distance),
                 horizon: own.collision_horizon,
-                share: match other_params.velocity_obstacles {
-                    VelocityObstacles::Off => 1.0,
-                    _ => yielding_share(agent.index, other.index),
+                share: if avoided_back {
+                    manoeuvre_share(
+                        (agent.index, own.avoidance_priority),
+                        (other.index, theirs.avoidance_priority),
+                    )
+                } else {
+                    1.0
                 },
                 apart: unit(-near.offset).unwrap_or_else(|| {
                     coincident_direction(agent.index as usize, other.index as usize, self.space)
                 }),
             }
         }));
-        let contacts = scratch
-            .encounters
-            .iter()
-            .filter(|_| solid)
-            .filter_map(|e| contact(e, dt, max_speed));
+        scratch.bounds.clear();
+        if solid {
+            let contacts = scratch.encounters.iter();
+            let contacts = contacts.filter_map(|e| contact(e, dt, max_speed));
+            scratch.bounds.extend(contacts);
+        }
         let goal = self.goal(agent.index as usize, preferred, velocity, max_speed);
-        let chosen = match self.space {
+        let mut chosen = self.solve(velocity, goal, max_speed, dt, scratch);
+        // A velocity into an obstacle or a wall would be cut short there and slide along it,
+        // off the course the program chose and perhaps into a neighbour: bound it too, and
+        // choose again (up to a corner's three surfaces).
+        let boundary = &prepared.params.boundary;
+        for _ in 0..MOST_SURFACES {
+            let Some(bound) =
+                self.surface_bound(agent.body.position, chosen, dt, obstacles, boundary)
+            else {
+                break;
+            };
+            scratch.bounds.push(bound);
+            chosen = self.solve(velocity, goal, max_speed, dt, scratch);
+        }
+        // The program keeps within the max speed; rounding at extreme values may not.
+        if chosen.is_finite() {
+            limit_length(chosen, max_speed)
+        } else {
+            preferred
+        }
+    }
+
+    /// The velocity nearest `goal`, within `max_speed`, that keeps to `scratch.bounds` and as
+    /// well as it can to the velocity obstacles of `scratch.encounters`, for an agent moving
+    /// at `velocity`.
+    #[inline]
+    fn solve(
+        &self,
+        velocity: Vec3,
+        goal: Vec3,
+        max_speed: f32,
+        dt: f32,
+        scratch: &mut Scratch,
+    ) -> Vec3 {
+        let fixed = scratch.bounds.len();
+        match self.space {
             Space::Planar => {
                 let flat = |v: Vec3| v.truncate();
                 let lines = &mut scratch.lines;
                 lines.clear();
-                lines.extend(contacts.map(|(n, bound)| planar::HalfPlane::at_most(flat(n), bound)));
-                let fixed = lines.len();
+                lines.extend(
+                    scratch
+                        .bounds
+                        .iter()
+                        .map(|&(n, bound)| planar::HalfPlane::at_most(flat(n), bound)),
+                );
                 lines.extend(scratch.encounters.iter().map(|e| {
                     let e = Encounter {
                         offset: flat(e.offset),
@@ -223,8 +298,12 @@ impl Crowd {
             Space::Volume => {
                 let spaces = &mut scratch.spaces;
                 spaces.clear();
-                spaces.extend(contacts.map(|(n, bound)| volume::HalfSpace::at_most(n, bound)));
-                let fixed = spaces.len();
+                spaces.extend(
+                    scratch
+                        .bounds
+                        .iter()
+                        .map(|&(n, bound)| volume::HalfSpace::at_most(n, bound)),
+                );
                 spaces.extend(
                     scratch
                         .encounters
@@ -239,13 +318,42 @@ impl Crowd {
                     &mut scratch.projected_spaces,
                 )
             }
-        };
-        // The program keeps within the max speed; rounding at extreme values may not.
-        if chosen.is_finite() {
-            limit_length(chosen, max_speed)
-        } else {
-            preferred
         }
+    }
+
+    /// The bound `n . v <= bound` that keeps an agent at `position` moving at `v` for `dt`
+    /// from crossing the first obstacle surface or hard wall of `boundary` it would cross:
+    /// `n` points into the surface (the obstacle's outward normal reversed), and the bound is
+    /// the gap to its tangent plane over `dt`, which keeps the agent out of a convex shape.
+    /// `None` when the move crosses nothing.
+    #[inline]
+    fn surface_bound(
+        &self,
+        position: Vec3,
+        v: Vec3,
+        dt: f32,
+        obstacles: &Layered,
+        boundary: &Boundary,
+    ) -> Option<(Vec3, f32)> {
+        let to = self.space.flat(position + v * dt);
+        if !obstacles.is_empty()
+            && let (stop, Some(normal)) = obstacles.constrain(position, to)
+        {
+            return Some((-normal, (position - stop).dot(normal).max(0.0) / dt));
+        }
+        let Boundary::Walls { min, max, .. } = *boundary else {
+            return None;
+        };
+        (0..3).find_map(|axis| {
+            let across = Vec3::AXES[axis];
+            if to[axis] > max[axis] {
+                Some((across, (max[axis] - position[axis]).max(0.0) / dt))
+            } else if to[axis] < min[axis] {
+                Some((-across, (position[axis] - min[axis]).max(0.0) / dt))
+            } else {
+                None
+            }
+        })
     }
 
     /// The velocity agent `i`, moving at `velocity`, aims for: its preferred one, moved by a
@@ -270,9 +378,16 @@ impl Crowd {
     }
 
     /// Fills `scratch.near` with the agent in `slot`'s nearest neighbours within its neighbour
-    /// radius (across wrap seams too), at most [`MOST_AGENTS_AVOIDED`], nearest first and ties
-    /// by slot, so that the order never depends on the scan's.
-    fn nearest_neighbours(&self, slot: usize, prepared: &Prepared, scratch: &mut Scratch) {
+    /// radius (across wrap seams too) that it avoids (only those in its mask's layers, when
+    /// `layered`), at most [`MOST_AGENTS_AVOIDED`], nearest first and ties by slot, so that the
+    /// order never depends on the scan's.
+    fn nearest_neighbours(
+        &self,
+        slot: usize,
+        prepared: &Prepared,
+        layered: bool,
+        scratch: &mut Scratch,
+    ) {
         let (grid, lanes) = (&self.index.grid, &self.index.lanes);
         let position = self.index.gathered[slot].body.position;
         let Scratch {
@@ -302,7 +417,14 @@ impl Crowd {
                 usize::MAX
             };
             let radius_sq = prepared.neighbour_radius_sq;
+            let perception = &prepared.params.perception;
             lanes.for_each_near(ranges, centre, own, radius_sq, |other, dist_sq, offset| {
+                if layered {
+                    let theirs = &self.params[self.index.gathered[other].params as usize];
+                    if !avoids(perception, &theirs.params.perception) {
+                        return;
+                    }
+                }
                 keep_nearest(near, Near::new(dist_sq, other, self.space.flat(offset)));
             });
         }
@@ -347,8 +469,30 @@ fn keep_nearest(near: &mut Vec<Near>, candidate: Near) {
     near[at] = candidate;
 }
 
-/// The share of a manoeuvre agent `i` takes when it meets agent `j` and both avoid: a half
-/// each, moved by [`YIELD`] toward the one that ranks lower by a fixed hash of their indices.
+/// Whether an agent perceiving as `own` avoids one perceiving as `theirs`: its avoidance mask
+/// has one of the other's avoidance layers.
+#[inline]
+pub(crate) fn avoids(own: &Perception, theirs: &Perception) -> bool {
+    own.avoidance_mask & theirs.avoidance_layers != 0
+}
+
+/// The share of a manoeuvre agent `i` of priority `p_i` takes when it meets agent `j` of
+/// priority `p_j` and each avoids the other, given as `(i, p_i)` and `(j, p_j)`: `p_j / (p_i +
+/// p_j)`, so the agent of lower priority takes the larger share, or between equal priorities
+/// [`yielding_share`]. The two shares add up to one (to rounding), so together the two just
+/// clear each other.
+#[inline]
+pub(crate) fn manoeuvre_share((i, p_i): (u32, f32), (j, p_j): (u32, f32)) -> f32 {
+    if p_i == p_j {
+        yielding_share(i, j)
+    } else {
+        p_j / (p_i + p_j)
+    }
+}
+
+/// The share of a manoeuvre agent `i` takes when it meets agent `j`, both of the same priority:
+/// a half each, moved by [`YIELD`] toward the one that ranks lower by a fixed hash of their
+/// indices.
 /// The two shares still add up to one, so together the two just clear each other, but in a
 /// symmetric jam (agents pressing into a ring of others round a circle) some yield and the rest
 /// go through, where equal shares would leave them standing.
