@@ -179,8 +179,9 @@
 //! [`BehaviourStates`] holds named sets of weights (idle, fleeing, regrouping...) on an agent
 //! or a flock; `switch_to("fleeing")` makes that set its [`FlockWeights`] from the next tick,
 //! without respawning anything. Agents trigger [`TargetReached`] when they come within
-//! [`SteeringLimits::reach_radius`] of their target and [`LeaderLost`] when their leader is
-//! gone; observe them to switch states or hand out the next waypoint:
+//! [`SteeringLimits::reach_radius`] of their target, [`AgentStuck`] when they have made no
+//! progress toward it for [`FlockingConfig::stuck_after`], and [`LeaderLost`] when their
+//! leader is gone; observe them to switch states or hand out the next waypoint:
 //!
 //! ```
 //! use bevy::prelude::*;

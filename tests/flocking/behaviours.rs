@@ -432,6 +432,57 @@ fn an_agent_is_told_once_each_time_it_reaches_its_target() {
     assert_eq!(seen[1].target, back);
 }
 
+/// An agent walled in short of its target is told once that it is stuck, three seconds
+/// (`FlockingConfig::stuck_after`) after it stops getting closer; one walking freely to a far
+/// target is not, nor is the walled one with the detection off.
+#[test]
+fn an_agent_pinned_short_of_its_target_is_told_it_is_stuck() {
+    for detection in [Some(core::time::Duration::from_secs(3)), None] {
+        let mut app = planar_app();
+        app.world_mut().resource_mut::<FlockingConfig>().stuck_after = detection;
+        record::<AgentStuck>(&mut app);
+        let walled = spawn_flock(
+            &mut app,
+            FlockTuning {
+                boundary: Boundary::walls(
+                    Vec3::new(-5.0, -5.0, 0.0),
+                    Vec3::new(5.0, 5.0, 0.0),
+                    1.0,
+                ),
+                ..default()
+            },
+        );
+        let target = Vec3::new(20.0, 0.0, 0.0);
+        let pinned = app
+            .world_mut()
+            .spawn((Agent, InFlock(walled), Target::Point(target)))
+            .id();
+        // 40 units at a max speed of 5: eight seconds of steady progress, then arrival.
+        app.world_mut().spawn((
+            Agent,
+            Transform::from_xyz(0.0, 50.0, 0.0),
+            Target::Point(Vec3::new(40.0, 50.0, 0.0)),
+        ));
+        run_ticks(&mut app, 192);
+        assert!(
+            app.world().resource::<Seen<AgentStuck>>().0.is_empty(),
+            "nobody stalled for 3 s yet"
+        );
+        run_ticks(&mut app, 640);
+        let seen = &app.world().resource::<Seen<AgentStuck>>().0;
+        if detection.is_none() {
+            assert!(seen.is_empty(), "{seen:?}");
+            continue;
+        }
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        let stuck = seen[0];
+        assert_eq!((stuck.entity, stuck.target), (pinned, target));
+        // Held in the wall's band (x from 4 to 5), 15 to 16 short of the target.
+        assert!((14.9..=16.1).contains(&stuck.distance), "{stuck:?}");
+        assert!(steering_state(&app, pinned).progress.reported);
+    }
+}
+
 /// Switches the flock's state as the predator comes and goes: fleeing while it is there,
 /// then regrouping until the flock is together again, then idle.
 fn switch_states(

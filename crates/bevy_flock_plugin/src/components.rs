@@ -80,17 +80,21 @@ pub struct SteeringState {
     /// event), cleared when it is beyond its arrival radius (and twice the reach radius) again
     /// or has no target.
     pub at_target: bool,
+    /// How its approach to its target goes, for [`AgentStuck`] (reset while it has no
+    /// target or is at it).
+    pub progress: flock_core::Progress,
 }
 
 impl SteeringState {
     /// The state after a tick that left the agent at `position` heading along `heading`, with
-    /// the kernel's `memory` of it, and at its target or not.
+    /// the kernel's `memory` of it, at its target or not, and with its `progress` toward it.
     #[inline]
     pub(crate) fn new(
         heading: Vec3,
         position: Vec3,
         memory: flock_core::AgentMemory,
         at_target: bool,
+        progress: flock_core::Progress,
     ) -> Self {
         Self {
             heading,
@@ -100,6 +104,7 @@ impl SteeringState {
             wander: memory.wander,
             last_force: memory.last_force,
             at_target,
+            progress,
         }
     }
 
@@ -159,6 +164,23 @@ pub struct TargetReached {
     pub entity: Entity,
     /// Where the target was.
     pub target: Vec3,
+}
+
+/// Triggered on an agent with a [`Target`] that has not come its
+/// [`SteeringLimits::reach_radius`](crate::SteeringLimits) closer to it for
+/// [`FlockingConfig::stuck_after`](crate::FlockingConfig) (nor reached it): blocked by a crowd
+/// or a wall, pinned in a corner, or chasing a target that moves away as fast as it comes.
+/// Once per stall: again only after it has come that much closer. Observe it to give the agent
+/// another way or goal; a crowd with velocity obstacles breaks its own symmetric deadlocks, so
+/// this marks the jams it cannot.
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq)]
+pub struct AgentStuck {
+    /// The agent.
+    pub entity: Entity,
+    /// Where its target is.
+    pub target: Vec3,
+    /// How far it is from the target.
+    pub distance: f32,
 }
 
 /// Triggered on an agent whose [`FollowLeader`] leader no longer exists; the component is

@@ -24,8 +24,8 @@ mod terrain;
 
 pub use backend::{BuiltInObstacles, ObstacleBackend, ObstacleBackendAppExt};
 pub use components::{
-    Agent, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock, LeaderLost, Obstacle, Predator,
-    SteeringState, Target, TargetReached, Velocity,
+    Agent, AgentStuck, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock, LeaderLost,
+    Obstacle, Predator, SteeringState, Target, TargetReached, Velocity,
 };
 pub use diagnostics::{FlockDiagnosticsPlugin, FlockMetrics, InputCorrected, ReportedInput};
 pub use flow::{FlowField, FlowFieldsPlugin};
@@ -47,14 +47,14 @@ pub use terrain::{LARGEST_TERRAIN, PathPlanner, Terrain, TerrainPlugin, TerrainT
 // used here as components.
 pub use flock_core::{
     BlendMode, Boundary, FlockTuning, FlockWeights, LevelOfDetail, ObstacleAvoidance, Perception,
-    RuleStyle, SteeringLimits, VelocityObstacles,
+    Progress, RuleStyle, SteeringLimits, VelocityObstacles,
 };
 
 /// The types most games need: `use bevy_flock_plugin::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Agent, BehaviourStates, BlendMode, Boundary, Combatant, DefaultFlock, Destination,
-        DetailFocus, Flock, FlockMetrics, FlockSimulation, FlockTuning, FlockWeights,
+        Agent, AgentStuck, BehaviourStates, BlendMode, Boundary, Combatant, DefaultFlock,
+        Destination, DetailFocus, Flock, FlockMetrics, FlockSimulation, FlockTuning, FlockWeights,
         FlockingConfig, FlockingPlugins, FlockingSystems, FlowField, FollowLeader, Formation,
         InFlock, LeaderLost, LevelOfDetail, NearbyAgent, Obstacle, ObstacleAvoidance, Perception,
         PotentialField, Predator, RuleStyle, SquadsPlugin, SteeringLimits, Target, TargetReached,

@@ -140,7 +140,8 @@ pub enum FlockingSystems {
     /// total either way.
     Avoidance,
     /// Limits force and speed, moves the agents and writes [`Velocity`], [`Transform`] and
-    /// [`SteeringState`] back (sending [`TargetReached`](crate::TargetReached)), then updates
+    /// [`SteeringState`] back (sending [`TargetReached`](crate::TargetReached) and
+    /// [`AgentStuck`](crate::AgentStuck)), then updates
     /// [`FlockMetrics`](crate::FlockMetrics) and the diagnostics.
     Integration,
     /// Hook, runs last: read the moved agents and this tick's metrics. The plugin forgets here
@@ -230,6 +231,9 @@ pub struct FlockingConfig {
     /// Level of detail around the [`DetailFocus`] entity (the camera), or `None` (the
     /// default) to update every agent every tick.
     pub level_of_detail: Option<LevelOfDetail>,
+    /// How long an agent with a target may go without coming its reach radius closer before
+    /// it gets an [`AgentStuck`](crate::AgentStuck) event, or `None` to send none. Default 3 s.
+    pub stuck_after: Option<Duration>,
     /// Read-only: 3D or the XY plane, chosen with [`FlockingPlugins::planar`].
     #[reflect(ignore)]
     pub(crate) space: Space,
@@ -260,6 +264,7 @@ impl Default for FlockingConfig {
             avoidance: ObstacleAvoidance::default(),
             seed: 0,
             level_of_detail: None,
+            stuck_after: Some(Duration::from_secs(3)),
             space: Space::Volume,
             schedule: fixed_update(),
         }

@@ -12,7 +12,7 @@ use flock_core::{ChunkExecutor, Space};
 
 use crate::backend::ObstacleBackend;
 use crate::simulation::FlockSimulation;
-use crate::{Agent, FlockingConfig, SteeringState, TargetReached, Velocity};
+use crate::{Agent, AgentStuck, FlockingConfig, SteeringState, TargetReached, Velocity};
 
 /// Runs the crowd's per-agent passes in chunks on Bevy's compute task pool.
 pub(crate) struct TaskPoolExecutor {
@@ -129,22 +129,26 @@ pub(crate) fn integrate<B: ObstacleBackend>(
         sim.crowd_mut().integrate(dt.as_secs_f32(), colliders)
     });
     sim.step_time += started.elapsed();
-    write_back(sim, &config, agents, commands);
+    write_back(sim, &config, dt.as_secs_f32(), agents, commands);
 }
 
 /// Writes each moved agent's [`Transform`] (turned to face its heading, if
 /// [`FlockingConfig::orient_to_velocity`]), [`Velocity`] and [`SteeringState`] back, in
-/// parallel, and triggers [`TargetReached`] for those that arrived, in entity order.
+/// parallel, after a tick of `dt` seconds, and triggers [`TargetReached`] for those that
+/// arrived and [`AgentStuck`] for those that stalled, in entity order.
 fn write_back(
     sim: &mut FlockSimulation,
     config: &FlockingConfig,
+    dt: f32,
     mut agents: Query<Moved, With<Agent>>,
     mut commands: Commands,
 ) {
     let started = Instant::now();
     let (orient, space) = (config.orient_to_velocity, config.space);
+    let patience = config.stuck_after.map(|d| d.as_secs_f32());
     let sim_ref = &*sim;
     let arrivals = Mutex::new(Vec::new());
+    let stalls = Mutex::new(Vec::new());
     agents
         .par_iter_mut()
         .for_each(|(entity, mut transform, mut velocity, mut state)| {
@@ -159,7 +163,19 @@ fn write_back(
                 let mut arrivals = arrivals.lock().unwrap_or_else(|e| e.into_inner());
                 arrivals.push(entity);
             });
-            *state = SteeringState::new(heading, position, crowd.memory(i), at_target);
+            let mut progress = state.progress;
+            match (crowd.target(i), patience) {
+                (Some(target), Some(patience)) if !at_target => {
+                    let distance = position.distance(target);
+                    let step = crowd.params_of(i).limits.reach_radius;
+                    if progress.update(distance, step, dt, patience) {
+                        let mut stalls = stalls.lock().unwrap_or_else(|e| e.into_inner());
+                        stalls.push((entity, target, distance));
+                    }
+                }
+                _ => progress.reset(),
+            }
+            *state = SteeringState::new(heading, position, crowd.memory(i), at_target, progress);
             if orient && heading != Vec3::ZERO {
                 transform.rotation = match space {
                     Space::Volume => Transform::default().looking_to(heading, Vec3::Y).rotation,
@@ -174,6 +190,15 @@ fn write_back(
         if let Some(target) = sim.index_of(entity).and_then(|i| sim.crowd().target(i)) {
             commands.trigger(TargetReached { entity, target });
         }
+    }
+    let mut stalls = stalls.into_inner().unwrap_or_else(|e| e.into_inner());
+    stalls.sort_unstable_by_key(|&(entity, ..)| entity);
+    for (entity, target, distance) in stalls {
+        commands.trigger(AgentStuck {
+            entity,
+            target,
+            distance,
+        });
     }
     sim.step_time += started.elapsed();
 }

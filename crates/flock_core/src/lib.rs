@@ -46,6 +46,7 @@ mod maths;
 mod metrics;
 mod neighbours;
 mod obstacles;
+mod progress;
 mod queries;
 mod rules;
 mod sanitise;
@@ -63,6 +64,7 @@ pub use obstacles::{
     Avoidance, AvoidanceHold, CastHit, LEAVING_CONTACT, ObstacleAvoidance, ObstacleQuery,
     ObstacleSet, Shape, avoidance_direction,
 };
+pub use progress::Progress;
 pub use rules::{LONGEST_LEAD, Leader, Threat, lead_time};
 pub use sanitise::{Correction, Value};
 pub use tuning::{

@@ -7,6 +7,7 @@ use crate::*;
 mod determinism;
 mod hostile;
 mod obstacles;
+mod progress;
 mod rules;
 mod velocity_obstacles;
 mod vicsek;
