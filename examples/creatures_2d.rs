@@ -116,7 +116,7 @@ fn setup(
             separation_radius: 1.0,
             ..default()
         },
-        boundary: Boundary::walls(HALF_FIELD.extend(-1.0) * -1.0, HALF_FIELD.extend(1.0), 1.0),
+        boundary: Boundary::walls((-HALF_FIELD).extend(-1.0), HALF_FIELD.extend(1.0), 1.0),
     };
     let chasers = commands
         .spawn((Flock, Name::new("Chasers"), creature_tuning(0.3, 0.2)))

@@ -111,7 +111,9 @@ impl Crowd {
         if !obstacles.is_empty() && p.is_finite() {
             (p, v) = self.stay_outside(body.position, p, v, obstacles);
         }
+        // On the plane the box's z range does not count: z stays zero.
         (p, v) = keep_within(p, v, &params.boundary);
+        (p, v) = (self.space.flat(p), self.space.flat(v));
         if p.is_finite() && v.is_finite() {
             body.position = p;
             body.velocity = v;

@@ -417,6 +417,27 @@ fn walls_push_inward_by_depth_and_wrap_moves_across() {
     assert_close(crowd_wrapped.position(0), Vec3::new(-9.45, 0.0, 0.0));
 }
 
+/// On the plane the walls' box counts on X and Y only: a box whose z range leaves out the
+/// plane (z from 1 to 1) still holds agents at z = 0, and an agent reaching its +x wall stops
+/// there, with and without velocity obstacles.
+#[test]
+fn planar_walls_keep_agents_on_the_plane() {
+    for mode in [VelocityObstacles::Off, VelocityObstacles::Solid] {
+        let mut walled = params(none(), 1.0);
+        walled.boundary =
+            Boundary::walls(Vec3::new(-5.0, -5.0, 1.0), Vec3::new(5.0, 5.0, 1.0), 0.0);
+        walled.perception.velocity_obstacles = mode;
+        let mut crowd = crowd(
+            Space::Planar,
+            walled,
+            &[(Vec3::new(4.9, 0.0, 0.0), Vec3::new(5.0, 0.0, 0.0))],
+            None,
+        );
+        crowd.step(0.1);
+        assert_close(crowd.position(0), Vec3::new(5.0, 0.0, 0.0));
+    }
+}
+
 #[test]
 fn leader_station_and_path() {
     // Reynolds 1999 leader following: arrive at a station behind the leader (here matching

@@ -344,7 +344,12 @@ impl Crowd {
         let Boundary::Walls { min, max, .. } = *boundary else {
             return None;
         };
-        (0..3).find_map(|axis| {
+        let axes = match self.space {
+            Space::Planar => 0..2,
+            Space::Volume => 0..3,
+        };
+        // An axis on which the box is flat has no walls: it holds every agent on the plane.
+        axes.filter(|&axis| min[axis] < max[axis]).find_map(|axis| {
             let across = Vec3::AXES[axis];
             if to[axis] > max[axis] {
                 Some((across, (max[axis] - position[axis]).max(0.0) / dt))
