@@ -433,8 +433,9 @@ fn an_agent_is_told_once_each_time_it_reaches_its_target() {
 }
 
 /// An agent walled in short of its target is told once that it is stuck, three seconds
-/// (`FlockingConfig::stuck_after`) after it stops getting closer; one walking freely to a far
-/// target is not, nor is the walled one with the detection off.
+/// (`FlockingConfig::stuck_after`) after it stops getting closer, and again three seconds
+/// after it is given a new goal it cannot reach either; one walking freely to a far target is
+/// not, nor is the walled one with the detection off.
 #[test]
 fn an_agent_pinned_short_of_its_target_is_told_it_is_stuck() {
     for detection in [Some(core::time::Duration::from_secs(3)), None] {
@@ -480,6 +481,17 @@ fn an_agent_pinned_short_of_its_target_is_told_it_is_stuck() {
         // Held in the wall's band (x from 4 to 5), 15 to 16 short of the target.
         assert!((14.9..=16.1).contains(&stuck.distance), "{stuck:?}");
         assert!(steering_state(&app, pinned).progress.reported);
+        // A new goal starts the count over: told again three seconds later, not before.
+        let moved = Vec3::new(20.0, 2.0, 0.0);
+        app.world_mut()
+            .entity_mut(pinned)
+            .insert(Target::Point(moved));
+        run_ticks(&mut app, 160);
+        assert_eq!(app.world().resource::<Seen<AgentStuck>>().0.len(), 1);
+        run_ticks(&mut app, 64);
+        let seen = &app.world().resource::<Seen<AgentStuck>>().0;
+        assert_eq!(seen.len(), 2, "{seen:?}");
+        assert_eq!(seen[1].target, moved);
     }
 }
 

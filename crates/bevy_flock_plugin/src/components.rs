@@ -170,7 +170,9 @@ pub struct TargetReached {
 /// [`SteeringLimits::reach_radius`](crate::SteeringLimits) closer to it for
 /// [`FlockingConfig::stuck_after`](crate::FlockingConfig) (nor reached it): blocked by a crowd
 /// or a wall, pinned in a corner, or chasing a target that moves away as fast as it comes.
-/// Once per stall: again only after it has come that much closer. Observe it to give the agent
+/// Once per stall: again only after it has come that much closer, or its `Target` changed (a
+/// new goal starts the count over; one that follows an entity does not change as the entity
+/// moves). Observe it to give the agent
 /// another way or goal; a crowd with velocity obstacles breaks its own symmetric deadlocks, so
 /// this marks the jams it cannot.
 #[derive(EntityEvent, Clone, Copy, Debug, PartialEq)]

@@ -12,7 +12,7 @@ use flock_core::{ChunkExecutor, Space};
 
 use crate::backend::ObstacleBackend;
 use crate::simulation::FlockSimulation;
-use crate::{Agent, AgentStuck, FlockingConfig, SteeringState, TargetReached, Velocity};
+use crate::{Agent, AgentStuck, FlockingConfig, SteeringState, Target, TargetReached, Velocity};
 
 /// Runs the crowd's per-agent passes in chunks on Bevy's compute task pool.
 pub(crate) struct TaskPoolExecutor {
@@ -90,12 +90,14 @@ pub(crate) fn avoid_obstacles<B: ObstacleBackend>(
     sim.step_time += started.elapsed();
 }
 
-/// The agents that integration moves.
+/// The agents that integration moves, and their targets (whose changes restart the count of
+/// progress toward them).
 type Moved = (
     Entity,
     &'static mut Transform,
     &'static mut Velocity,
     &'static mut SteeringState,
+    Ref<'static, Target>,
 );
 
 /// Integration, kept out of the built-in obstacles and backend `B`'s, by this tick's time (cut
@@ -151,7 +153,7 @@ fn write_back(
     let stalls = Mutex::new(Vec::new());
     agents
         .par_iter_mut()
-        .for_each(|(entity, mut transform, mut velocity, mut state)| {
+        .for_each(|(entity, mut transform, mut velocity, mut state, goal)| {
             let Some(i) = sim_ref.index_of(entity) else {
                 return;
             };
@@ -164,6 +166,9 @@ fn write_back(
                 arrivals.push(entity);
             });
             let mut progress = state.progress;
+            if goal.is_changed() {
+                progress.reset();
+            }
             match (crowd.target(i), patience) {
                 (Some(target), Some(patience)) if !at_target => {
                     let distance = position.distance(target);
