@@ -1,0 +1,445 @@
+//! Two crowds crossing a plaza: orange walkers head east through a door in a wall, blue ones
+//! head north across their path, and each walker starts over from its side once across. Switch
+//! how they keep apart and watch the live count of overlapping bodies:
+//!
+//! - `1` no avoidance: separation alone, so bodies pass through each other where crowds cross;
+//! - `2` sidestep: each predicts its soonest collision and steps aside (Reynolds' unaligned
+//!   collision avoidance), a heuristic;
+//! - `3` reciprocal: velocity obstacles (ORCA, van den Berg et al. 2011) make each velocity
+//!   collision-free for the horizon, letting bodies overlap a little where there is no room;
+//! - `4` solid: as reciprocal, and no two bodies ever end a tick inside each other, at the
+//!   price of jams.
+//!
+//! Bodies that overlap are ringed in red. `AgentStuck` events (walkers that made no progress
+//! for three seconds) are counted too.
+//!
+//! Run with `cargo run --features examples --example crowd_plaza`; pass a mode's number to
+//! start in it (`-- 4` starts solid; reciprocal is the default).
+
+use bevy::camera::ScalingMode;
+use bevy::prelude::*;
+use bevy_flock::prelude::*;
+
+#[path = "support/button.rs"]
+mod button;
+#[path = "support/capture.rs"]
+mod capture;
+#[path = "support/random.rs"]
+mod random;
+
+use button::{Selected, button, panel, pressed, row};
+
+/// Half the size of the plaza, in world units (a walker's body is 0.7 across).
+const HALF_PLAZA: Vec2 = Vec2::new(24.0, 13.5);
+/// The wall with the door runs north to south at this x.
+const WALL_X: f32 = 10.0;
+/// Half the width of the door, centred on y = 0.
+const HALF_DOOR: f32 = 2.0;
+/// Half the thickness of the wall.
+const HALF_WALL: f32 = 0.4;
+/// The x past which an eastward walker is through the door.
+const THROUGH_DOOR: f32 = WALL_X + HALF_WALL + 0.5;
+/// Diameter of a walker's body.
+const BODY: f32 = 0.7;
+/// Walkers in each crowd: five ranks of twenty, a metre apart.
+const RANKS: usize = 5;
+const FILES: usize = 20;
+/// Where orange walkers start (corners of the area) and east of which they are across.
+const WEST_AREA: [Vec2; 2] = [Vec2::new(-23.5, -9.5), Vec2::new(-14.5, 9.5)];
+const EAST_EXIT: f32 = 21.5;
+/// Where blue walkers start and north of which they are across.
+const SOUTH_AREA: [Vec2; 2] = [Vec2::new(-12.0, -13.0), Vec2::new(7.0, -6.0)];
+const NORTH_EXIT: f32 = 11.5;
+/// Tries at a free place to start over, per walker and tick.
+const PLACE_TRIES: usize = 8;
+
+fn main() {
+    App::new()
+        .add_plugins(DefaultPlugins.set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "bevy_flock: crowd_plaza".into(),
+                ..default()
+            }),
+            ..default()
+        }))
+        .add_plugins((
+            FlockingPlugins::default().planar(),
+            button::ButtonStylePlugin,
+            capture::CapturePlugin,
+        ))
+        .insert_resource(ClearColor(Color::srgb(0.09, 0.1, 0.12)))
+        .init_resource::<Tally>()
+        .insert_resource(Dice(Box::new(random::unit_generator(7))))
+        .add_systems(Startup, setup)
+        .add_systems(Update, (switch_mode, show_status, ring_overlaps))
+        .add_systems(FixedUpdate, walk_on.in_set(FlockingSystems::First))
+        .add_systems(FixedUpdate, count_overlaps.in_set(FlockingSystems::Last))
+        .add_observer(count_stuck)
+        .run();
+}
+
+/// How walkers keep apart; every crowd uses the same.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    NoAvoidance,
+    Sidestep,
+    Reciprocal,
+    Solid,
+}
+
+impl Mode {
+    const ALL: [Mode; 4] = [
+        Mode::NoAvoidance,
+        Mode::Sidestep,
+        Mode::Reciprocal,
+        Mode::Solid,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            Mode::NoAvoidance => "[1] no avoidance",
+            Mode::Sidestep => "[2] sidestep",
+            Mode::Reciprocal => "[3] reciprocal (ORCA)",
+            Mode::Solid => "[4] solid",
+        }
+    }
+
+    /// The weights and perception of a walker in this mode.
+    fn apply(self, weights: &mut FlockWeights, perception: &mut Perception) {
+        weights.collision_avoidance = if self == Mode::Sidestep { 1.0 } else { 0.0 };
+        perception.velocity_obstacles = match self {
+            Mode::NoAvoidance | Mode::Sidestep => VelocityObstacles::Off,
+            Mode::Reciprocal => VelocityObstacles::Reciprocal,
+            Mode::Solid => VelocityObstacles::Solid,
+        };
+    }
+}
+
+/// Which way a walker crosses the plaza.
+#[derive(Component, Clone, Copy, PartialEq, Eq)]
+enum Crossing {
+    /// West to east, through the door.
+    Eastward,
+    /// South to north, across the eastward crowd.
+    Northward,
+}
+
+/// What the counters have seen since the mode last changed.
+#[derive(Resource, Default)]
+struct Tally {
+    mode: Option<Mode>,
+    /// Pairs of bodies overlapping after the last tick.
+    overlapping_now: usize,
+    /// The deepest overlap after the last tick, and since the mode changed, as shares of the
+    /// body radius.
+    deepest_now: f32,
+    deepest: f32,
+    /// Walkers that made it across, and `AgentStuck` events.
+    crossed: usize,
+    stuck: usize,
+    /// The walkers whose bodies overlap another's.
+    overlapping: Vec<Vec3>,
+}
+
+#[derive(Component)]
+struct StatusText;
+
+/// Numbers uniform in `0..1` for where walkers start, seeded so that every run starts alike.
+#[derive(Resource)]
+struct Dice(Box<dyn FnMut() -> f32 + Send + Sync>);
+
+fn setup(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<ColorMaterial>>,
+    mut tally: ResMut<Tally>,
+) {
+    commands.spawn((
+        Camera2d,
+        Projection::Orthographic(OrthographicProjection {
+            scaling_mode: ScalingMode::FixedVertical {
+                viewport_height: 2.0 * HALF_PLAZA.y + 5.0,
+            },
+            ..OrthographicProjection::default_2d()
+        }),
+        Transform::from_xyz(0.0, 2.0, 0.0),
+    ));
+    commands.spawn((
+        Mesh2d(meshes.add(Rectangle::from_size(HALF_PLAZA * 2.0))),
+        MeshMaterial2d(materials.add(Color::srgb(0.16, 0.18, 0.2))),
+        Transform::from_xyz(0.0, 0.0, -2.0),
+    ));
+
+    // The wall, in two pieces either side of the door.
+    let wall_colour = materials.add(Color::srgb(0.45, 0.47, 0.52));
+    let half_piece = 0.5 * (HALF_PLAZA.y - HALF_DOOR);
+    for side in [-1.0, 1.0] {
+        let half = Vec2::new(HALF_WALL, half_piece);
+        commands
+            .spawn((
+                Obstacle::Box {
+                    half_extents: half.extend(1.0),
+                },
+                Transform::from_xyz(WALL_X, side * (HALF_DOOR + half_piece), 0.0),
+                Visibility::default(),
+            ))
+            .with_child((
+                Mesh2d(meshes.add(Rectangle::from_size(half * 2.0))),
+                MeshMaterial2d(wall_colour.clone()),
+                Transform::from_xyz(0.0, 0.0, -1.0),
+            ));
+    }
+
+    let mode = std::env::args()
+        .nth(1)
+        .and_then(|arg| arg.parse::<usize>().ok())
+        .and_then(|number| Mode::ALL.get(number.wrapping_sub(1)).copied())
+        .unwrap_or(Mode::Reciprocal);
+    tally.mode = Some(mode);
+    let mut weights = FlockWeights {
+        separation: 1.0,
+        alignment: 0.0,
+        cohesion: 0.0,
+        target: 1.0,
+        ..default()
+    };
+    let mut perception = Perception {
+        neighbour_radius: 3.0,
+        separation_radius: 0.8,
+        collision_distance: BODY,
+        collision_horizon: 2.0,
+        ..default()
+    };
+    mode.apply(&mut weights, &mut perception);
+    let tuning = FlockTuning {
+        weights,
+        limits: SteeringLimits {
+            max_speed: 3.0,
+            max_force: 12.0,
+            arrival_radius: 0.0,
+            ..default()
+        },
+        perception,
+        boundary: Boundary::walls((-HALF_PLAZA).extend(-1.0), HALF_PLAZA.extend(1.0), 0.5),
+    };
+
+    let body = meshes.add(Circle::new(0.5 * BODY));
+    for (crossing, colour, name) in [
+        (Crossing::Eastward, Color::srgb(0.98, 0.62, 0.2), "Eastward"),
+        (
+            Crossing::Northward,
+            Color::srgb(0.35, 0.65, 1.0),
+            "Northward",
+        ),
+    ] {
+        let flock = commands.spawn((Flock, Name::new(name), tuning)).id();
+        let material = materials.add(colour);
+        let [low, high] = crossing.area();
+        for k in 0..RANKS * FILES {
+            let (rank, file) = ((k / FILES) as f32, (k % FILES) as f32);
+            let start = match crossing {
+                Crossing::Eastward => Vec3::new(high.x - rank, low.y + file, 0.0),
+                Crossing::Northward => Vec3::new(low.x + file, high.y - rank, 0.0),
+            };
+            commands.spawn((
+                Agent,
+                InFlock(flock),
+                crossing,
+                Target::Point(goal(crossing, start)),
+                Transform::from_translation(start),
+                Mesh2d(body.clone()),
+                MeshMaterial2d(material.clone()),
+            ));
+        }
+    }
+
+    commands
+        .spawn(panel((px(10), px(10))))
+        .with_children(|panel| {
+            panel.spawn(row()).with_children(|row| {
+                for option in Mode::ALL {
+                    let mut entity = row.spawn(button(option, option.label()));
+                    if option == mode {
+                        entity.insert(Selected);
+                    }
+                }
+            });
+            panel.spawn((
+                StatusText,
+                Text::new(""),
+                TextFont::from_font_size(14.0),
+                TextColor(Color::srgb(0.85, 0.87, 0.9)),
+            ));
+        });
+}
+
+impl Crossing {
+    /// The corners of the area its walkers start in.
+    fn area(self) -> [Vec2; 2] {
+        match self {
+            Crossing::Eastward => WEST_AREA,
+            Crossing::Northward => SOUTH_AREA,
+        }
+    }
+}
+
+/// Where a walker starting at `at` heads first: eastward ones to the door (at their height,
+/// kept half a metre off its sides), northward ones straight north. Goals are fixed for a
+/// leg, so that a walker held up makes no progress toward them and `AgentStuck` tells.
+fn goal(crossing: Crossing, at: Vec3) -> Vec3 {
+    match crossing {
+        Crossing::Eastward => {
+            let edge = HALF_DOOR - 0.5;
+            Vec3::new(WALL_X + 1.0, at.y.clamp(-edge, edge), 0.0)
+        }
+        Crossing::Northward => Vec3::new(at.x, NORTH_EXIT + 1.0, 0.0),
+    }
+}
+
+/// Sends eastward walkers through the door on to the east side, and those across back to a
+/// free place in their starting area (one clear of every body, as of the last tick, by a
+/// margin for this one's steps) with a new goal; a walker that finds none this tick waits at
+/// the far side.
+fn walk_on(
+    mut walkers: Query<(&Crossing, &mut Transform, &mut Velocity, &mut Target)>,
+    sim: Res<FlockSimulation>,
+    mut tally: ResMut<Tally>,
+    mut dice: ResMut<Dice>,
+) {
+    let mut placed: Vec<Vec3> = Vec::new();
+    let clear = BODY + 0.2;
+    for (&crossing, mut transform, mut velocity, mut target) in &mut walkers {
+        let at = transform.translation;
+        let across = match crossing {
+            Crossing::Eastward => at.x > EAST_EXIT,
+            Crossing::Northward => at.y > NORTH_EXIT,
+        };
+        if across {
+            let [low, high] = crossing.area();
+            let free = (0..PLACE_TRIES)
+                .map(|_| {
+                    let (a, b) = ((dice.0)(), (dice.0)());
+                    (low + (high - low) * Vec2::new(a, b)).extend(0.0)
+                })
+                .find(|&place| {
+                    sim.agents_within(place, clear, |_| true).is_empty()
+                        && placed.iter().all(|other| other.distance(place) > clear)
+                });
+            if let Some(place) = free {
+                tally.crossed += 1;
+                placed.push(place);
+                transform.translation = place;
+                velocity.0 = Vec3::ZERO;
+                *target = Target::Point(goal(crossing, place));
+            }
+        } else if crossing == Crossing::Eastward
+            && at.x > THROUGH_DOOR
+            && matches!(*target, Target::Point(door) if door.x < EAST_EXIT)
+        {
+            *target = Target::Point(Vec3::new(EAST_EXIT + 1.0, at.y.clamp(-8.0, 8.0), 0.0));
+        }
+    }
+}
+
+/// Counts the pairs of bodies that overlap after this tick, by checking every pair: a few
+/// hundred walkers make tens of thousands of pairs, a fraction of a millisecond.
+fn count_overlaps(walkers: Query<&Transform, With<Agent>>, mut tally: ResMut<Tally>) {
+    let points: Vec<Vec3> = walkers.iter().map(|t| t.translation).collect();
+    let mut overlapping = vec![false; points.len()];
+    let (mut pairs, mut deepest) = (0, 0.0_f32);
+    for i in 0..points.len() {
+        for j in i + 1..points.len() {
+            let overlap = BODY - points[i].distance(points[j]);
+            if overlap > 0.0 {
+                pairs += 1;
+                deepest = deepest.max(overlap / (0.5 * BODY));
+                overlapping[i] = true;
+                overlapping[j] = true;
+            }
+        }
+    }
+    tally.overlapping_now = pairs;
+    tally.deepest_now = deepest;
+    tally.deepest = tally.deepest.max(deepest);
+    tally.overlapping = points
+        .iter()
+        .zip(&overlapping)
+        .filter(|(_, overlaps)| **overlaps)
+        .map(|(point, _)| *point)
+        .collect();
+}
+
+fn count_stuck(_stuck: On<AgentStuck>, mut tally: ResMut<Tally>) {
+    tally.stuck += 1;
+}
+
+/// Applies the mode buttons and keys to both crowds, and starts the counters afresh.
+#[allow(clippy::type_complexity)]
+fn switch_mode(
+    mut commands: Commands,
+    keys: Res<ButtonInput<KeyCode>>,
+    buttons: Query<(&Interaction, &Mode), Changed<Interaction>>,
+    options: Query<(Entity, &Mode), With<Button>>,
+    mut flocks: Query<(&mut FlockWeights, &mut Perception), With<Flock>>,
+    mut tally: ResMut<Tally>,
+) {
+    let keyed = [
+        KeyCode::Digit1,
+        KeyCode::Digit2,
+        KeyCode::Digit3,
+        KeyCode::Digit4,
+    ]
+    .iter()
+    .position(|&key| keys.just_pressed(key))
+    .map(|k| Mode::ALL[k]);
+    let Some(mode) = pressed(&buttons).copied().last().or(keyed) else {
+        return;
+    };
+    if tally.mode == Some(mode) {
+        return;
+    }
+    for (mut weights, mut perception) in &mut flocks {
+        mode.apply(&mut weights, &mut perception);
+    }
+    for (entity, option) in &options {
+        if *option == mode {
+            commands.entity(entity).insert(Selected);
+        } else {
+            commands.entity(entity).remove::<Selected>();
+        }
+    }
+    *tally = Tally {
+        mode: Some(mode),
+        ..default()
+    };
+}
+
+fn show_status(
+    tally: Res<Tally>,
+    metrics: Res<FlockMetrics>,
+    mut text: Single<&mut Text, With<StatusText>>,
+) {
+    text.0 = format!(
+        "Orange walkers head east through the door, blue ones north across them.\n\
+         overlapping pairs {} (deepest {:.0}% of the radius; {:.0}% since the switch)   \
+         crossed {}   stuck {}   walkers {}   step {:.2} ms",
+        tally.overlapping_now,
+        100.0 * tally.deepest_now,
+        100.0 * tally.deepest,
+        tally.crossed,
+        tally.stuck,
+        metrics.agents,
+        metrics.step_time.as_secs_f64() * 1000.0,
+    );
+}
+
+/// Rings each walker whose body overlaps another's in red.
+fn ring_overlaps(mut gizmos: Gizmos, tally: Res<Tally>) {
+    for point in &tally.overlapping {
+        gizmos.circle_2d(
+            point.truncate(),
+            0.5 * BODY + 0.1,
+            Color::srgb(1.0, 0.2, 0.2),
+        );
+    }
+}
