@@ -88,7 +88,7 @@ pub enum VelocityObstacles {
     /// that symmetric jams resolve; the paper's equal halves leave agents swapping places round
     /// a circle standing for good), and a blocked agent steps to its right. Where a dense crowd
     /// leaves no collision-free velocity, the agent takes the one that violates the
-    /// constraints least, so bodies may overlap (by 0.13 to 0.46 of their radius at the
+    /// constraints least, so bodies may overlap (by 0.13 to 0.40 of their radius at the
     /// deepest in the benchmark's crowd scenarios) rather than lock up.
     Reciprocal,
     /// As `Reciprocal`, and bodies never end a tick inside each other: each neighbour near
