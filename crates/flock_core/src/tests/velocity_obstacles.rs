@@ -683,6 +683,17 @@ fn head_on_agents_pass() {
     assert!(ticks < 260, "{ticks} ticks");
 }
 
+/// `side` points a side (a square on the plane, a cube in 3D) `spacing` apart, from the origin.
+fn lattice(space: Space, side: usize, spacing: f32) -> Vec<Vec3> {
+    let layers = if space == Space::Volume { side } else { 1 };
+    (0..side * side * layers)
+        .map(|k| {
+            let (x, y, z) = (k / (side * layers), k / layers % side, k % layers);
+            Vec3::new(x as f32, y as f32, z as f32) * spacing
+        })
+        .collect()
+}
+
 /// Starting apart on a lattice, a dense crowd sent to random points never overlaps: each agent
 /// keeps to its contact bounds, so no two bodies end a tick inside each other.
 #[test]
@@ -692,14 +703,7 @@ fn bodies_never_overlap_in_a_dense_crowd() {
             Space::Planar => 16,
             Space::Volume => 6,
         };
-        let mut starts = Vec::new();
-        for x in 0..side {
-            for y in 0..side {
-                for z in 0..if space == Space::Volume { side } else { 1 } {
-                    starts.push(Vec3::new(x as f32, y as f32, z as f32) * 0.75);
-                }
-            }
-        }
+        let starts = lattice(space, side, 0.75);
         let extent = side as f32 * 0.75;
         let targets: Vec<Vec3> = random_positions(starts.len(), extent, 3)
             .into_iter()
@@ -894,14 +898,7 @@ fn solid_bodies_of_mixed_sizes_and_priorities_never_overlap() {
             Space::Planar => 12,
             Space::Volume => 5,
         };
-        let mut starts = Vec::new();
-        for x in 0..side {
-            for y in 0..side {
-                for z in 0..if space == Space::Volume { side } else { 1 } {
-                    starts.push(Vec3::new(x as f32, y as f32, z as f32) * 1.1);
-                }
-            }
-        }
+        let starts = lattice(space, side, 1.1);
         let targets: Vec<Vec3> = random_positions(starts.len(), side as f32 * 1.1, 5)
             .into_iter()
             .map(|p| space.flat(p))
