@@ -61,13 +61,12 @@ impl Crowd {
             }
         });
         self.velocity_step.preferred = preferred;
-        // Out of the crowd while the choice borrows the crowd mutably; back after the moves.
-        let avoidance = core::mem::take(&mut self.avoidance);
-        let obstacles = Layered::new(&avoidance.obstacles, colliders);
-        self.choose_velocities(dt, &obstacles);
+        let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
+        let mut chosen = core::mem::take(&mut self.velocity_step.chosen);
+        self.choose_velocities(dt, &obstacles, &mut chosen);
         let mut bodies = core::mem::take(&mut self.agents.bodies);
         let this = &*self;
-        let (chosen, slots) = (&self.velocity_step.chosen, self.index.grid.slots());
+        let slots = self.index.grid.slots();
         for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
             for (k, body) in chunk.iter_mut().enumerate() {
                 let v = chosen[slots[first + k] as usize];
@@ -75,7 +74,7 @@ impl Crowd {
             }
         });
         self.agents.bodies = bodies;
-        self.avoidance = avoidance;
+        self.velocity_step.chosen = chosen;
     }
 
     /// The velocity agent `i` (at `body`) asks for after `dt`: its force limited and applied

@@ -147,12 +147,11 @@ impl Crowd {
             .any(|p| p.velocity_obstacles != VelocityObstacles::Off)
     }
 
-    /// Fills `self.velocity_step.chosen`, by grid slot, with each agent's velocity: its
-    /// `preferred` one, or for agents that avoid velocity obstacles, the nearest that keeps
-    /// clear of their neighbours. Reads the positions and velocities of the last
-    /// [`build_index`](Self::build_index), the state at the start of the tick.
-    pub(crate) fn choose_velocities(&mut self, dt: f32, obstacles: &Layered) {
-        let mut chosen = core::mem::take(&mut self.velocity_step.chosen);
+    /// Fills `chosen`, by grid slot, with each agent's velocity: its `preferred` one, or for
+    /// agents that avoid velocity obstacles, the nearest that keeps clear of their neighbours
+    /// and does not cross `obstacles` or walls within `dt`. Reads the positions and velocities
+    /// of the last [`build_index`](Self::build_index), the state at the start of the tick.
+    pub(crate) fn choose_velocities(&self, dt: f32, obstacles: &Layered, chosen: &mut Vec<Vec3>) {
         chosen.clear();
         chosen.resize(self.len(), Vec3::ZERO);
         // With every agent in a layer and every mask full, each avoids every other: no need to
@@ -161,14 +160,12 @@ impl Crowd {
             let p = &p.params.perception;
             p.avoidance_mask != u32::MAX || p.avoidance_layers == 0
         });
-        let this = &*self;
-        for_each_chunk_mut(&*self.executor, &mut chosen, |first_slot, chunk| {
+        for_each_chunk_mut(&*self.executor, chosen, |first_slot, chunk| {
             let mut scratch = Scratch::default();
             for (k, out) in chunk.iter_mut().enumerate() {
-                *out = this.chosen_velocity(first_slot + k, dt, layered, obstacles, &mut scratch);
+                *out = self.chosen_velocity(first_slot + k, dt, layered, obstacles, &mut scratch);
             }
         });
-        self.velocity_step.chosen = chosen;
     }
 
     /// The velocity of the agent in grid `slot`; `layered` when some agents do not avoid every
