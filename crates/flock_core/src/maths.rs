@@ -47,7 +47,16 @@ pub(crate) fn limit_length(v: Vec3, max: f32) -> Vec3 {
         v
     } else {
         let length = length(v);
-        if length > max { v * (max / length) } else { v }
+        if length <= max {
+            return v;
+        }
+        let ratio = max / length;
+        // A subnormal ratio has lost precision: go through the unit vector instead.
+        if ratio.is_normal() || ratio == 0.0 {
+            v * ratio
+        } else {
+            v / length * max
+        }
     }
 }
 

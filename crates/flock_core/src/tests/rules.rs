@@ -704,3 +704,16 @@ fn a_replaced_force_drops_the_rules_and_the_added_forces() {
     crowd.integrate(0.5, None);
     assert_close(crowd.velocity(0), Vec3::new(1.0, 0.0, 2.0) * 0.5);
 }
+
+#[test]
+fn a_huge_vector_is_cut_to_a_tiny_limit_without_losing_precision() {
+    // About 7.8e29 long cut to 3.4e-13: the ratio of the two, about 4.4e-43, is a subnormal
+    // number with three significant digits, which left the result 0.13% too long.
+    let v = Vec3::new(-1.780_079_8e29, -7.582_083e29, 0.0);
+    let max = 3.422_316_1e-13;
+    let cut = crate::maths::limit_length(v, max);
+    let length = crate::maths::length(cut);
+    assert!((length - max).abs() <= max * 1e-6, "{length} against {max}");
+    let direction = v / crate::maths::length(v);
+    assert!((cut / length - direction).length() <= 1e-6, "{cut} turned");
+}
