@@ -28,11 +28,16 @@ impl LabRun {
 /// The lab with its tuning changed by `tune`, boids at seeded random places and headings at
 /// speed 120.
 fn lab_app(tune: impl FnOnce(&mut FlockTuning)) -> App {
+    lab_app_seeded(2, tune)
+}
+
+/// [`lab_app`] with the boids placed by the random sequence of `seed`.
+fn lab_app_seeded(seed: u64, tune: impl FnOnce(&mut FlockTuning)) -> App {
     let mut app = create_test_app(FlockingPlugins::default().planar());
     let mut tuning = FlockTuning::flocking_lab();
     tune(&mut tuning);
     tune_default_flock(&mut app, tuning);
-    let mut rng = Rng::new(2);
+    let mut rng = Rng::new(seed);
     for _ in 0..BOIDS {
         let p = Vec3::new(
             (rng.unit() * 2.0 - 1.0) * HALF_FIELD.x,
@@ -49,7 +54,12 @@ fn lab_app(tune: impl FnOnce(&mut FlockTuning)) -> App {
 
 /// Runs the lab for `seconds` with its tuning changed by `tune` (see [`lab_app`]).
 fn run_lab(seconds: u32, tune: impl FnOnce(&mut FlockTuning)) -> LabRun {
-    let mut app = lab_app(tune);
+    run_lab_seeded(2, seconds, tune)
+}
+
+/// [`run_lab`] with the boids placed by the random sequence of `seed`.
+fn run_lab_seeded(seed: u64, seconds: u32, tune: impl FnOnce(&mut FlockTuning)) -> LabRun {
+    let mut app = lab_app_seeded(seed, tune);
     let mut polarisation = Vec::new();
     for _ in 0..seconds {
         run_ticks(&mut app, 64);
@@ -108,16 +118,23 @@ fn uniform_neighbours(radius: f32) -> f32 {
 
 #[test]
 fn the_lab_birds_order_above_point_nine() {
-    let birds = run_lab(15, |_| {});
-    // Measured: 0.35 after a second, 0.86 after 5, 0.91 to 0.95 from 10 on (the lab's
-    // definition, run beside the library in `lab_reference`, gives the same to within 0.06).
-    assert!(birds.polarisation[0] < 0.5, "{:?}", birds.polarisation);
-    assert!(birds.highest() > 0.9, "{:?}", birds.polarisation);
-    assert!(
-        birds.polarisation[10..].iter().all(|&p| p > 0.85),
-        "did not stay ordered: {:?}",
-        birds.polarisation
-    );
+    // Three placements of the boids, since when flocks meet the order dips for a second or two.
+    // Measured over seeds 2 to 9: 0.03 to 0.43 after a second, 0.90 to 0.97 at best, and from
+    // 10 s on 0.87 to 0.94 on average, dipping to 0.81 at worst (the lab's definition, run
+    // beside the library in `lab_reference`, gives the same to within 0.06).
+    for seed in [2, 3, 4] {
+        let birds = run_lab_seeded(seed, 15, |_| {});
+        let p = &birds.polarisation;
+        assert!(p[0] < 0.5, "seed {seed}: {p:?}");
+        assert!(birds.highest() > 0.9, "seed {seed}: {p:?}");
+        let ordered = &p[10..];
+        let mean = ordered.iter().sum::<f32>() / ordered.len() as f32;
+        assert!(mean > 0.85, "seed {seed} did not stay ordered: {p:?}");
+        assert!(
+            ordered.iter().all(|&p| p > 0.75),
+            "seed {seed} fell out of order: {p:?}"
+        );
+    }
 }
 
 #[test]

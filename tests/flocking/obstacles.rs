@@ -471,18 +471,32 @@ fn corridor(backend: Backend) {
         Vec3::X,
         Vec3::new(40.0, 0.0, 0.0),
     );
-    run_ticks(&mut app, 30 * 64);
+    // The second in which each agent first comes out past x = 30.
+    let mut out_at: Vec<Option<u32>> = vec![None; agents.len()];
+    for second in 1..=40 {
+        run_ticks(&mut app, 64);
+        for (out, &a) in out_at.iter_mut().zip(&agents) {
+            let x = app.world().get::<Transform>(a).unwrap().translation.x;
+            if out.is_none() && x > 30.0 {
+                *out = Some(second);
+            }
+        }
+    }
     let seen = app.world().resource::<Penetrations>();
     assert_eq!(seen.inside, 0, "deepest {}", seen.deepest);
-    let through = agents
-        .iter()
-        .filter(|&&a| app.world().get::<Transform>(a).unwrap().translation.x > 30.0)
-        .count();
+    let mut seconds: Vec<u32> = out_at.iter().flatten().copied().collect();
+    seconds.sort_unstable();
     assert_eq!(
-        through,
+        seconds.len(),
         agents.len(),
-        "only {through} came out of the corridor"
+        "only {} came out of the corridor",
+        seconds.len()
     );
+    // Measured over six seeds of the crowd and both backends: half out in 15 s, the last in 22
+    // to 33 s (the last ones queue at the pillar, and one that meets it dead centre can take
+    // 20 s to get round it), so a bound at 30 s fails on some seeds.
+    let median = seconds[seconds.len() / 2];
+    assert!(median <= 18, "half out only after {median} s: {seconds:?}");
 }
 
 /// Runs one agent from the origin toward x = 40 and returns how far along x it got.

@@ -60,6 +60,7 @@ pub use executor::{ChunkExecutor, ScopedThreads, Serial};
 pub use glam;
 pub use metrics::Metrics;
 pub use neighbours::grid::UniformGrid;
+pub use neighbours::wide::SimdPath;
 pub use obstacles::{
     Avoidance, AvoidanceHold, CastHit, LEAVING_CONTACT, ObstacleAvoidance, ObstacleQuery,
     ObstacleSet, Shape, avoidance_direction,

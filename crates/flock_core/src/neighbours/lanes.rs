@@ -1,24 +1,28 @@
-//! Agents in cell order, one array per coordinate, and the neighbour scan that reads them four
+//! Agents in cell order, one array per coordinate, and the neighbour scan that reads them eight
 //! candidates at a time.
 //!
 //! The scan tests every candidate of a range with SIMD lanes and adds the ones in range into
 //! per-lane sums under a mask, so it neither branches on the data nor stores candidates. It
 //! answers only the common case; [`LaneScan::finish`] declines (and the caller runs the exact
 //! scan) when a neighbour sits on top of the agent or more neighbours are found than the cap.
+//!
+//! The code is generic over the form of the lanes ([`Wide`]): the crowd's [`SimdPath`] picks
+//! one per scan and runs the whole scan inside [`Wide::enter`]. Candidate `s + k` of a range
+//! always lands in lane `k`, and lanes are summed in one fixed order, so every path gives the
+//! same bits.
 
 use core::ops::Range;
 use std::collections::HashMap;
 
-use glam::{BVec4A, Vec3, Vec4};
+use glam::Vec3;
 
 use super::Scan;
+use super::wide::{Pair, SimdPath, WIDTH, Wide, any, count, lane_sum};
 use crate::agents::Gathered;
 use crate::rules::{COINCIDENT_SQ, Collision, Prediction, separation_divisor};
 
 /// Candidates tested at once.
-const LANES: usize = 4;
-/// Lane numbers, to mask lanes past the end of a range.
-const LANE_INDEX: Vec4 = Vec4::new(0.0, 1.0, 2.0, 3.0);
+const LANES: usize = WIDTH;
 /// Flock keys are stored as `f32`, exact below this many distinct flocks.
 const EXACT_KEYS: usize = 1 << 24;
 
@@ -37,6 +41,8 @@ pub(crate) struct SlotLanes {
     /// Whether every flock got a distinct key (fewer than [`EXACT_KEYS`] flocks).
     keys_exact: bool,
     flock_keys: HashMap<u32, f32>,
+    /// The form of the lanes scans run.
+    simd: SimdPath,
 }
 
 impl SlotLanes {
@@ -101,12 +107,22 @@ impl SlotLanes {
         self.flock_key[slot]
     }
 
-    fn load(column: &[f32], slot: usize) -> Vec4 {
-        Vec4::from_slice(&column[slot..slot + LANES])
+    /// The form of the lanes scans of these agents run.
+    pub(crate) fn simd(&self) -> SimdPath {
+        self.simd
+    }
+
+    /// Makes scans run on `simd`, if this processor runs it; returns whether it does.
+    pub(crate) fn set_simd(&mut self, simd: SimdPath) -> bool {
+        let supported = simd.is_supported();
+        if supported {
+            self.simd = simd;
+        }
+        supported
     }
 
     /// Calls `take(slot, dist_sq, offset)` for each candidate of `ranges` (never `own`) whose
-    /// squared distance from `centre` is at most `radius_sq`, testing four at a time.
+    /// squared distance from `centre` is at most `radius_sq`, in slot order.
     #[inline]
     pub(crate) fn for_each_near(
         &self,
@@ -114,18 +130,55 @@ impl SlotLanes {
         centre: Vec3,
         own: usize,
         radius_sq: f32,
+        take: impl FnMut(usize, f32, Vec3),
+    ) {
+        match self.simd {
+            SimdPath::Portable => {
+                self.for_each_near_on::<Pair>(ranges, centre, own, radius_sq, take)
+            }
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Avx2 => {
+                self.for_each_near_on::<super::wide::Avx>(ranges, centre, own, radius_sq, take)
+            }
+        }
+    }
+
+    /// [`for_each_near`](Self::for_each_near) on lanes of form `V`.
+    #[inline(always)]
+    fn for_each_near_on<V: Wide>(
+        &self,
+        ranges: &[Range<usize>],
+        centre: Vec3,
+        own: usize,
+        radius_sq: f32,
         mut take: impl FnMut(usize, f32, Vec3),
     ) {
-        let probe = Probe::new(radius_sq, Vec3::ZERO, None);
-        probe.for_each_group(self, ranges, centre, own, |s, x, y, z, dist_sq, keep| {
-            let mut bits = keep.bitmask();
-            while bits != 0 {
-                let k = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                take(s + k, dist_sq[k], Vec3::new(x[k], y[k], z[k]));
-            }
-            true
-        });
+        V::enter(
+            #[inline(always)]
+            || {
+                let probe = Probe::new(radius_sq, Vec3::ZERO, None);
+                probe.for_each_group::<V>(
+                    self,
+                    ranges,
+                    centre,
+                    own,
+                    #[inline(always)]
+                    |s, x, y, z, dist_sq, keep| {
+                        let mut bits = V::bitmask(keep);
+                        if bits != 0 {
+                            let (x, y, z, dist_sq) =
+                                (x.to_array(), y.to_array(), z.to_array(), dist_sq.to_array());
+                            while bits != 0 {
+                                let k = bits.trailing_zeros() as usize;
+                                bits &= bits - 1;
+                                take(s + k, dist_sq[k], Vec3::new(x[k], y[k], z[k]));
+                            }
+                        }
+                        true
+                    },
+                );
+            },
+        );
     }
 }
 
@@ -161,41 +214,48 @@ impl FieldOfView {
         by_angle || dist_sq <= COINCIDENT_SQ
     }
 
-    /// [`sees`](Self::sees) on four lanes, with the same arithmetic.
-    fn sees_lanes(self, dot: Vec4, dist_sq: Vec4) -> BVec4A {
-        let ahead = dot.cmpge(Vec4::ZERO);
+    /// [`sees`](Self::sees) on lanes, with the same arithmetic.
+    #[inline(always)]
+    fn sees_lanes<V: Wide>(self, dot: V, dist_sq: V) -> V::Mask {
+        let ahead = dot.cmpge(V::splat(0.0));
         let dot_sq = dot * dot;
-        let limit = Vec4::splat(self.cos_half_sq) * dist_sq;
+        let limit = V::splat(self.cos_half_sq) * dist_sq;
         let by_angle = if self.cos_half >= 0.0 {
             ahead & dot_sq.cmpge(limit)
         } else {
             ahead | dot_sq.cmple(limit)
         };
-        by_angle | dist_sq.cmple(Vec4::splat(COINCIDENT_SQ))
+        by_angle | dist_sq.cmple(V::splat(COINCIDENT_SQ))
     }
 }
 
-/// Three coordinates of four lanes.
+/// Three coordinates on lanes.
 #[derive(Clone, Copy)]
-struct Lanes3 {
-    x: Vec4,
-    y: Vec4,
-    z: Vec4,
+struct Lanes3<V> {
+    x: V,
+    y: V,
+    z: V,
 }
 
-impl Lanes3 {
-    const ZERO: Self = Self {
-        x: Vec4::ZERO,
-        y: Vec4::ZERO,
-        z: Vec4::ZERO,
-    };
-
-    fn add_where(&mut self, mask: BVec4A, x: Vec4, y: Vec4, z: Vec4) {
-        self.x += Vec4::select(mask, x, Vec4::ZERO);
-        self.y += Vec4::select(mask, y, Vec4::ZERO);
-        self.z += Vec4::select(mask, z, Vec4::ZERO);
+impl<V: Wide> Lanes3<V> {
+    #[inline(always)]
+    fn zero() -> Self {
+        Self {
+            x: V::splat(0.0),
+            y: V::splat(0.0),
+            z: V::splat(0.0),
+        }
     }
 
+    #[inline(always)]
+    fn add_where(&mut self, mask: V::Mask, x: V, y: V, z: V) {
+        let zero = V::splat(0.0);
+        self.x = self.x + V::select(mask, x, zero);
+        self.y = self.y + V::select(mask, y, zero);
+        self.z = self.z + V::select(mask, z, zero);
+    }
+
+    #[inline(always)]
     fn sum(self) -> Vec3 {
         Vec3::new(lane_sum(self.x), lane_sum(self.y), lane_sum(self.z))
     }
@@ -225,46 +285,43 @@ impl Probe {
         Self { radius_sq, ..self }
     }
 
-    /// Calls `visit(slot, x, y, z, dist_sq, keep)` for each group of four candidates of
+    /// Calls `visit(slot, x, y, z, dist_sq, keep)` for each group of [`LANES`] candidates of
     /// `ranges`: their offsets from `centre`, squared distances, and which of them are taken in
     /// (never `own`, nor lanes past a range's end). Stops when `visit` returns `false`, and
     /// returns whether it ran to the end.
     #[inline(always)]
-    fn for_each_group(
+    fn for_each_group<V: Wide>(
         &self,
         lanes: &SlotLanes,
         ranges: &[Range<usize>],
         centre: Vec3,
         own: usize,
-        mut visit: impl FnMut(usize, Vec4, Vec4, Vec4, Vec4, BVec4A) -> bool,
+        mut visit: impl FnMut(usize, V, V, V, V, V::Mask) -> bool,
     ) -> bool {
-        let (cx, cy, cz) = (
-            Vec4::splat(centre.x),
-            Vec4::splat(centre.y),
-            Vec4::splat(centre.z),
-        );
+        let (cx, cy, cz) = (V::splat(centre.x), V::splat(centre.y), V::splat(centre.z));
         let (hx, hy, hz) = (
-            Vec4::splat(self.heading.x),
-            Vec4::splat(self.heading.y),
-            Vec4::splat(self.heading.z),
+            V::splat(self.heading.x),
+            V::splat(self.heading.y),
+            V::splat(self.heading.z),
         );
-        let radius_sq = Vec4::splat(self.radius_sq);
+        let radius_sq = V::splat(self.radius_sq);
+        let lane_index = V::lane_index();
         // The columns as local slices: their pointers and lengths then stay in registers
         // instead of being read again from `lanes` for every group.
         let (xs, ys, zs) = (lanes.x.as_slice(), lanes.y.as_slice(), lanes.z.as_slice());
         for range in ranges {
             let mut s = range.start;
             while s < range.end {
-                let x = SlotLanes::load(xs, s) - cx;
-                let y = SlotLanes::load(ys, s) - cy;
-                let z = SlotLanes::load(zs, s) - cz;
+                let x = V::load(xs, s) - cx;
+                let y = V::load(ys, s) - cy;
+                let z = V::load(zs, s) - cz;
                 let dist_sq = x * x + y * y + z * z;
                 let mut keep = dist_sq.cmple(radius_sq);
                 // Lanes past the range's end (without a branch: short ranges are common).
                 let left = (range.end - s).min(LANES);
-                keep &= LANE_INDEX.cmplt(Vec4::splat(left as f32));
+                keep &= lane_index.cmplt(V::splat(left as f32));
                 if own.wrapping_sub(s) < LANES {
-                    keep &= LANE_INDEX.cmpne(Vec4::splat((own - s) as u32 as f32));
+                    keep &= lane_index.cmpne(V::splat((own - s) as u32 as f32));
                 }
                 if let Some(view) = self.view {
                     keep &= view.sees_lanes(x * hx + y * hy + z * hz, dist_sq);
@@ -279,120 +336,125 @@ impl Probe {
     }
 
     /// How many candidates of `ranges` it takes in within each of the squared radii in
-    /// `radii_sq`, four at once.
-    pub(crate) fn count_within(
+    /// `radii_sq`. Call it inside [`Wide::enter`].
+    #[inline(always)]
+    pub(crate) fn count_within<V: Wide>(
         &self,
         lanes: &SlotLanes,
         ranges: &[Range<usize>],
         centre: Vec3,
         own: usize,
         radii_sq: [f32; 4],
-    ) -> [f32; 4] {
-        let limits = radii_sq.map(Vec4::splat);
-        let mut counts = [Vec4::ZERO; 4];
-        self.for_each_group(lanes, ranges, centre, own, |_, _, _, _, dist_sq, keep| {
-            for (count, &limit) in counts.iter_mut().zip(&limits) {
-                *count += Vec4::select(keep & dist_sq.cmple(limit), Vec4::ONE, Vec4::ZERO);
-            }
-            true
-        });
-        counts.map(lane_sum)
+    ) -> [u32; 4] {
+        let limits = radii_sq.map(V::splat);
+        let mut counts = [0; 4];
+        self.for_each_group::<V>(
+            lanes,
+            ranges,
+            centre,
+            own,
+            #[inline(always)]
+            |_, _, _, _, dist_sq, keep| {
+                for (total, &limit) in counts.iter_mut().zip(&limits) {
+                    *total += count::<V>(keep & dist_sq.cmple(limit));
+                }
+                true
+            },
+        );
+        counts
     }
 }
 
-/// One agent's neighbour sums, four lanes wide, and what `T` predicts of collisions.
-pub(crate) struct LaneScan<T> {
+/// One agent's neighbour sums on lanes of form `V`, and what `T` predicts of collisions.
+pub(crate) struct LaneScan<V: Wide, T> {
     probe: Probe,
-    separation_sq: Vec4,
+    separation_sq: V,
     /// Whether separation falls off as the inverse square of the distance (see
     /// [`separation_divisor`]).
     unit_separation: bool,
-    flock_key: Vec4,
+    flock_key: V,
     /// Neighbours taken in so far (an integer: lane masks are counted, not summed on lanes, which
     /// leaves the lanes' registers to the sums).
     count: u32,
-    nearest_sq: Vec4,
-    separation: Lanes3,
+    nearest_sq: V,
+    separation: Lanes3<V>,
     mates: u32,
-    velocity_sum: Lanes3,
-    offset_sum: Lanes3,
+    velocity_sum: Lanes3<V>,
+    offset_sum: Lanes3<V>,
     collisions: T,
 }
 
 /// What a lane scan predicts of collisions, per group of candidates: nothing (`()`, which
 /// compiles to nothing), or [`CollisionLanes`].
-pub(crate) trait Collisions {
+pub(crate) trait Collisions<V: Wide> {
     /// Takes in the candidates `keep` selects: their offsets, squared distances, velocities.
-    fn observe(&mut self, keep: BVec4A, offset: [Vec4; 3], dist_sq: Vec4, velocity: [Vec4; 3]);
+    fn observe(&mut self, keep: V::Mask, offset: [V; 3], dist_sq: V, velocity: [V; 3]);
 
     /// The soonest collision observed.
     fn soonest(&self) -> Option<Collision>;
 }
 
-impl Collisions for () {
+impl<V: Wide> Collisions<V> for () {
     #[inline(always)]
-    fn observe(&mut self, _: BVec4A, _: [Vec4; 3], _: Vec4, _: [Vec4; 3]) {}
+    fn observe(&mut self, _: V::Mask, _: [V; 3], _: V, _: [V; 3]) {}
 
     fn soonest(&self) -> Option<Collision> {
         None
     }
 }
 
-/// [`Prediction::collision`] on four lanes, keeping each lane's soonest.
+/// [`Prediction::collision`] on lanes, keeping each lane's soonest.
 #[derive(Clone, Copy)]
-pub(crate) struct CollisionLanes {
+pub(crate) struct CollisionLanes<V> {
     prediction: Prediction,
-    time: Vec4,
+    time: V,
     /// The other agent's offset at `time`.
-    offset: Lanes3,
+    offset: Lanes3<V>,
 }
 
-impl CollisionLanes {
+impl<V: Wide> CollisionLanes<V> {
     /// None seen yet.
+    #[inline(always)]
     pub(crate) fn new(prediction: Prediction) -> Self {
         Self {
             prediction,
-            time: Vec4::INFINITY,
-            offset: Lanes3::ZERO,
+            time: V::splat(f32::INFINITY),
+            offset: Lanes3::zero(),
         }
     }
 }
 
-impl Collisions for CollisionLanes {
+impl<V: Wide> Collisions<V> for CollisionLanes<V> {
     /// The arithmetic of [`Prediction::collision`], lane by lane.
     #[inline(always)]
-    fn observe(
-        &mut self,
-        keep: BVec4A,
-        [x, y, z]: [Vec4; 3],
-        dist_sq: Vec4,
-        [vx, vy, vz]: [Vec4; 3],
-    ) {
+    fn observe(&mut self, keep: V::Mask, [x, y, z]: [V; 3], dist_sq: V, [vx, vy, vz]: [V; 3]) {
         let own = self.prediction.velocity;
         let (dx, dy, dz) = (
-            vx - Vec4::splat(own.x),
-            vy - Vec4::splat(own.y),
-            vz - Vec4::splat(own.z),
+            vx - V::splat(own.x),
+            vy - V::splat(own.y),
+            vz - V::splat(own.z),
         );
         let closing = -(x * dx + y * dy + z * dz);
         let a = dx * dx + dy * dy + dz * dz;
-        let gap = dist_sq - Vec4::splat(self.prediction.distance_sq);
+        let gap = dist_sq - V::splat(self.prediction.distance_sq);
         let disc = closing * closing - a * gap;
-        let hit = keep & gap.cmpgt(Vec4::ZERO) & closing.cmpgt(Vec4::ZERO) & disc.cmpge(Vec4::ZERO);
+        let zero = V::splat(0.0);
+        let hit = keep & gap.cmpgt(zero) & closing.cmpgt(zero) & disc.cmpge(zero);
         // Most neighbours are not on a collision course: skip the root when none is.
-        if !hit.any() {
+        if !any::<V>(hit) {
             return;
         }
-        let time = ((closing - disc.max(Vec4::ZERO).sqrt()) / a).max(Vec4::ZERO);
-        let sooner = hit & time.cmplt(Vec4::splat(self.prediction.horizon)) & time.cmplt(self.time);
-        self.time = Vec4::select(sooner, time, self.time);
+        let time = ((closing - disc.max(zero).sqrt()) / a).max(zero);
+        let sooner = hit & time.cmplt(V::splat(self.prediction.horizon)) & time.cmplt(self.time);
+        self.time = V::select(sooner, time, self.time);
         let o = &mut self.offset;
-        o.x = Vec4::select(sooner, x + dx * time, o.x);
-        o.y = Vec4::select(sooner, y + dy * time, o.y);
-        o.z = Vec4::select(sooner, z + dz * time, o.z);
+        o.x = V::select(sooner, x + dx * time, o.x);
+        o.y = V::select(sooner, y + dy * time, o.y);
+        o.z = V::select(sooner, z + dz * time, o.z);
     }
 
     /// The first lane on a tie.
+    #[inline(always)]
     fn soonest(&self) -> Option<Collision> {
         let times = self.time.to_array();
         let (lane, &time) = times
@@ -400,17 +462,19 @@ impl Collisions for CollisionLanes {
             .enumerate()
             .reduce(|best, next| if next.1 < best.1 { next } else { best })?;
         let o = &self.offset;
+        let (x, y, z) = (o.x.to_array(), o.y.to_array(), o.z.to_array());
         time.is_finite().then(|| Collision {
             time,
-            offset: Vec3::new(o.x[lane], o.y[lane], o.z[lane]),
+            offset: Vec3::new(x[lane], y[lane], z[lane]),
         })
     }
 }
 
-impl<T: Collisions> LaneScan<T> {
+impl<V: Wide, T: Collisions<V>> LaneScan<V, T> {
     /// An empty scan for an agent of flock `flock_key` taking in what `probe` does, separating
     /// within `separation_sq` (by the inverse square when `unit_separation`), predicting
-    /// collisions with `collisions`.
+    /// collisions with `collisions`. Make it, and use it, inside [`Wide::enter`].
+    #[inline(always)]
     pub(crate) fn new(
         probe: Probe,
         separation_sq: f32,
@@ -420,15 +484,15 @@ impl<T: Collisions> LaneScan<T> {
     ) -> Self {
         Self {
             probe,
-            separation_sq: Vec4::splat(separation_sq),
+            separation_sq: V::splat(separation_sq),
             unit_separation,
-            flock_key: Vec4::splat(flock_key),
+            flock_key: V::splat(flock_key),
             count: 0,
-            nearest_sq: Vec4::INFINITY,
-            separation: Lanes3::ZERO,
+            nearest_sq: V::splat(f32::INFINITY),
+            separation: Lanes3::zero(),
             mates: 0,
-            velocity_sum: Lanes3::ZERO,
-            offset_sum: Lanes3::ZERO,
+            velocity_sum: Lanes3::zero(),
+            offset_sum: Lanes3::zero(),
             collisions,
         }
     }
@@ -437,7 +501,7 @@ impl<T: Collisions> LaneScan<T> {
     /// `false`, leaving the sums partial, as soon as more than `cap` neighbours are found
     /// (checked every `block` candidates, so that the work stays bounded when one cell holds
     /// everyone).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn add(
         &mut self,
         lanes: &SlotLanes,
@@ -456,36 +520,39 @@ impl<T: Collisions> LaneScan<T> {
             lanes.vz.as_slice(),
         );
         let keys = lanes.flock_key.as_slice();
-        probe.for_each_group(lanes, ranges, centre, own, |s, x, y, z, dist_sq, keep| {
-            self.count += lanes_set(keep);
-            self.nearest_sq = self
-                .nearest_sq
-                .min(Vec4::select(keep, dist_sq, Vec4::INFINITY));
-            let near = keep & dist_sq.cmplt(self.separation_sq);
-            // Few candidates are this close: skip the division when none is.
-            if near.any() {
-                let inv = Vec4::ONE / separation_divisor(dist_sq, self.unit_separation);
-                self.separation
-                    .add_where(near, -x * inv, -y * inv, -z * inv);
-            }
-            let (vx, vy, vz) = (
-                SlotLanes::load(vxs, s),
-                SlotLanes::load(vys, s),
-                SlotLanes::load(vzs, s),
-            );
-            self.collisions
-                .observe(keep, [x, y, z], dist_sq, [vx, vy, vz]);
-            let mate = keep & SlotLanes::load(keys, s).cmpeq(self.flock_key);
-            self.mates += lanes_set(mate);
-            self.velocity_sum.add_where(mate, vx, vy, vz);
-            self.offset_sum.add_where(mate, x, y, z);
-            unchecked += LANES;
-            if unchecked >= block {
-                unchecked = 0;
-                return self.count() <= cap;
-            }
-            true
-        })
+        probe.for_each_group::<V>(
+            lanes,
+            ranges,
+            centre,
+            own,
+            #[inline(always)]
+            |s, x, y, z, dist_sq, keep| {
+                self.count += count::<V>(keep);
+                self.nearest_sq =
+                    self.nearest_sq
+                        .min(V::select(keep, dist_sq, V::splat(f32::INFINITY)));
+                let near = keep & dist_sq.cmplt(self.separation_sq);
+                // Few candidates are this close: skip the division when none is.
+                if any::<V>(near) {
+                    let inv = V::splat(1.0) / separation_divisor(dist_sq, self.unit_separation);
+                    self.separation
+                        .add_where(near, -x * inv, -y * inv, -z * inv);
+                }
+                let (vx, vy, vz) = (V::load(vxs, s), V::load(vys, s), V::load(vzs, s));
+                self.collisions
+                    .observe(keep, [x, y, z], dist_sq, [vx, vy, vz]);
+                let mate = keep & V::load(keys, s).cmpeq(self.flock_key);
+                self.mates += count::<V>(mate);
+                self.velocity_sum.add_where(mate, vx, vy, vz);
+                self.offset_sum.add_where(mate, x, y, z);
+                unchecked += LANES;
+                if unchecked >= block {
+                    unchecked = 0;
+                    return self.count() <= cap;
+                }
+                true
+            },
+        )
     }
 
     /// Neighbours found so far.
@@ -495,8 +562,13 @@ impl<T: Collisions> LaneScan<T> {
 
     /// The sums, or `None` when a neighbour is coincident with the agent (its separation needs
     /// the exact scan).
+    #[inline(always)]
     pub(crate) fn finish(self) -> Option<Scan> {
-        let nearest_sq = self.nearest_sq.min_element();
+        let nearest_sq = self
+            .nearest_sq
+            .to_array()
+            .into_iter()
+            .fold(f32::INFINITY, f32::min);
         if nearest_sq <= COINCIDENT_SQ {
             return None;
         }
@@ -510,17 +582,4 @@ impl<T: Collisions> LaneScan<T> {
             collision: self.collisions.soonest(),
         })
     }
-}
-
-/// The sum of four lanes in one fixed order on every target (glam's `element_sum` adds them in
-/// a different order with SSE2 than without), so that results repeat across platforms.
-fn lane_sum(v: Vec4) -> f32 {
-    let [a, b, c, d] = v.to_array();
-    (a + b) + (c + d)
-}
-
-/// How many of the four lanes `mask` selects.
-#[inline(always)]
-fn lanes_set(mask: BVec4A) -> u32 {
-    mask.bitmask().count_ones()
 }

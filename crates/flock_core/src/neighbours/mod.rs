@@ -7,6 +7,7 @@
 
 pub(crate) mod grid;
 pub(crate) mod lanes;
+pub(crate) mod wide;
 
 use core::ops::{ControlFlow, Range};
 
@@ -22,6 +23,7 @@ use crate::tuning::{Boundary, Prepared};
 use crate::{Crowd, Space};
 use grid::UniformGrid;
 use lanes::{CollisionLanes, Collisions, LaneScan, Probe, SlotLanes};
+use wide::{Pair, SimdPath, Wide};
 
 /// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
 /// range, then keeps the nearest `k`: the work per agent stays bounded even if every agent
@@ -60,7 +62,7 @@ impl NeighbourIndex {
 }
 
 /// What one agent saw in its neighbourhood: the sums the flocking rules are made of.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Scan {
     pub(crate) count: u32,
     pub(crate) nearest_sq: f32,
@@ -120,6 +122,19 @@ impl Crowd {
         });
         self.index.lanes.fill(&gathered);
         self.index.gathered = gathered;
+    }
+
+    /// Makes the neighbour scan run on `path` (see [`SimdPath`]), if this processor runs it;
+    /// returns whether it does (the crowd keeps its path otherwise). Every path gives the same
+    /// results; this is for comparing their speed, or checking that they agree.
+    pub fn set_simd_path(&mut self, path: SimdPath) -> bool {
+        self.index.lanes.set_simd(path)
+    }
+
+    /// The path the neighbour scan runs on: [`SimdPath::detect`]'s choice unless
+    /// [`set_simd_path`](Self::set_simd_path) forced another.
+    pub fn simd_path(&self) -> SimdPath {
+        self.index.lanes.simd()
     }
 
     /// Mean number of candidates the neighbour scan checks per agent (distance tests, seams
@@ -285,15 +300,29 @@ impl<'a> Neighbourhood<'a> {
         if !self.index.lanes.keys_exact() {
             return None;
         }
-        // Agents that predict no collisions run a scan without that work compiled in.
-        match self.agent.prediction() {
-            Some(prediction) => self.scan_lanes_with(CollisionLanes::new(prediction)),
-            None => self.scan_lanes_with(()),
+        match self.index.lanes.simd() {
+            SimdPath::Portable => self.scan_lanes_on::<Pair>(),
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Avx2 => self.scan_lanes_on::<wide::Avx>(),
         }
     }
 
+    /// [`scan_lanes`](Self::scan_lanes) on lanes of form `V`.
+    #[inline(always)]
+    fn scan_lanes_on<V: Wide>(&mut self) -> Option<Scan> {
+        // Agents that predict no collisions run a scan without that work compiled in.
+        V::enter(
+            #[inline(always)]
+            || match self.agent.prediction() {
+                Some(prediction) => self.scan_lanes_with::<V, _>(CollisionLanes::new(prediction)),
+                None => self.scan_lanes_with::<V, _>(()),
+            },
+        )
+    }
+
     /// [`scan_lanes`](Self::scan_lanes), observing collisions with `collisions`.
-    fn scan_lanes_with<T: Collisions + Copy>(&mut self, collisions: T) -> Option<Scan> {
+    #[inline(always)]
+    fn scan_lanes_with<V: Wide, T: Collisions<V> + Copy>(&mut self, collisions: T) -> Option<Scan> {
         let prepared = self.agent.params;
         let probe = Probe::new(
             prepared.neighbour_radius_sq,
@@ -301,7 +330,9 @@ impl<'a> Neighbourhood<'a> {
             prepared.view,
         );
         let Some(cap) = prepared.params.perception.max_neighbours else {
-            return self.lane_sums(probe, f32::INFINITY, collisions)?.finish();
+            return self
+                .lane_sums::<V, T>(probe, f32::INFINITY, collisions)?
+                .finish();
         };
         let cap = cap as f32;
         let mut candidates = 0;
@@ -311,7 +342,7 @@ impl<'a> Neighbourhood<'a> {
         }
         // Few candidates: most likely under the cap, so try the whole radius first.
         if candidates as f32 <= cap * CANDIDATES_TO_TRY_PER_NEIGHBOUR
-            && let Some(scan) = self.lane_sums(probe, cap, collisions)
+            && let Some(scan) = self.lane_sums::<V, T>(probe, cap, collisions)
         {
             return scan.finish();
         }
@@ -321,13 +352,13 @@ impl<'a> Neighbourhood<'a> {
         // Count the neighbours within each step of the radius, and take in those within the
         // largest step that holds at most `cap`.
         let radii_sq = SHRUNK_RADII.map(|f| f * f * prepared.neighbour_radius_sq);
-        let mut counts = [0.0; 4];
+        let mut counts = [0; 4];
         let (index, position, slot) = (self.index, self.agent.position, self.agent.slot);
         let lanes = &index.lanes;
         for k in 0..self.images.len {
             let shift = self.images.shifts[k];
             let ranges = self.ranges(shift);
-            let found = probe.count_within(lanes, ranges, position + shift, slot, radii_sq);
+            let found = probe.count_within::<V>(lanes, ranges, position + shift, slot, radii_sq);
             for (total, found) in counts.iter_mut().zip(found) {
                 *total += found;
             }
@@ -335,19 +366,20 @@ impl<'a> Neighbourhood<'a> {
         let (radius_sq, _) = radii_sq
             .into_iter()
             .zip(counts)
-            .find(|&(_, count)| count <= cap)?;
-        self.lane_sums(probe.with_radius_sq(radius_sq), cap, collisions)?
+            .find(|&(_, count)| count as f32 <= cap)?;
+        self.lane_sums::<V, T>(probe.with_radius_sq(radius_sq), cap, collisions)?
             .finish()
     }
 
     /// The lane sums of what `probe` takes in, or `None` as soon as they hold more than `cap`
     /// neighbours.
-    fn lane_sums<T: Collisions>(
+    #[inline(always)]
+    fn lane_sums<V: Wide, T: Collisions<V>>(
         &mut self,
         probe: Probe,
         cap: f32,
         collisions: T,
-    ) -> Option<LaneScan<T>> {
+    ) -> Option<LaneScan<V, T>> {
         let (index, agent) = (self.index, self.agent);
         let lanes = &index.lanes;
         let mut scan = LaneScan::new(

@@ -6,11 +6,12 @@
 //! offsets `p_j - p`. [`forces`] turns the sums into the three forces, in the agent's
 //! [`RuleStyle`]; the style's doc has the table of formulas.
 
-use glam::{Vec3, Vec4};
+use glam::Vec3;
 
 use super::respond;
 use crate::Space;
 use crate::maths::{limit_length, unit};
+use crate::neighbours::wide::Wide;
 use crate::tuning::{FlockTuning, RuleStyle};
 
 /// Below this squared distance two agents count as coincident and separate along a fixed
@@ -40,10 +41,10 @@ impl SquaredDistance for f32 {
     }
 }
 
-impl SquaredDistance for Vec4 {
+impl<V: Wide> SquaredDistance for V {
     #[inline(always)]
     fn at_least(self, floor: f32) -> Self {
-        self.max(Vec4::splat(floor))
+        self.max(V::splat(floor))
     }
 
     #[inline(always)]
@@ -55,7 +56,7 @@ impl SquaredDistance for Vec4 {
 /// What a neighbour's offset is divided by in the separation sum, from its squared distance
 /// `d^2` (floored at [`SEPARATION_FLOOR_SQ`]): `d^2`, so that the term is the unit vector over
 /// `d` (the vector style), or `d^3`, the unit vector over `d^2` (the desired-velocity style's
-/// inverse square, `unit_over_square`). The lane scan divides by it four lanes at once.
+/// inverse square, `unit_over_square`). The lane scan divides by it on all its lanes at once.
 #[inline(always)]
 pub(crate) fn separation_divisor<D: SquaredDistance>(dist_sq: D, unit_over_square: bool) -> D {
     let floored = dist_sq.at_least(SEPARATION_FLOOR_SQ);

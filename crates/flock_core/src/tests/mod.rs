@@ -447,7 +447,16 @@ fn lane_scan_agrees_with_the_exact_scan() {
             });
         }
         crowd.build_index();
-        let scans = crowd.both_scans();
+        let paths = SimdPath::supported();
+        let mut by_path = paths.iter().map(|&simd| {
+            assert!(crowd.set_simd_path(simd));
+            crowd.both_scans()
+        });
+        let scans = by_path.next().expect("the portable path");
+        for (other, simd) in by_path.zip(&paths[1..]) {
+            // Not just close: the same bits.
+            assert!(other == scans, "{simd:?} differs from the portable lanes");
+        }
         let answered = scans.iter().filter(|(lanes, _)| lanes.is_some()).count();
         assert_eq!(answered, scans.len(), "{space:?} {field_of_view}");
         let close = |a: Vec3, b: Vec3| (a - b).length() <= 1e-4 * (1.0 + b.length());
