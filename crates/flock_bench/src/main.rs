@@ -26,6 +26,10 @@
 //! `-- --only avoidance` runs the obstacle avoidance cases alone (see the `avoidance` module).
 //! `-- --only lab` runs the flocking lab's scene alone (see the `lab` module).
 //! `-- --only detail` runs the level-of-detail cases alone (see the `detail` module).
+//! `-- --only clumped` runs 50,000 agents packed into a unit cube against the same spread out,
+//! and prints its section of the report (see the `clumped` module).
+//! `-- --only plugin-default-pool` runs the plugin with Bevy's default task pools alone; in a
+//! full run that row comes from a child process of the benchmark, since the pools are global.
 //! `-- --only squads` runs the squads' flocking against potential fields alone, and prints
 //! its section of the report (see the `squads` module).
 //! `-- --only planning` runs path planning on big maps alone, and prints its section of the
@@ -36,6 +40,7 @@
 //! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
 
 mod avoidance;
+mod clumped;
 mod crowds;
 mod detail;
 mod lab;
@@ -51,7 +56,7 @@ use bevy::prelude::*;
 use bevy::tasks::{ComputeTaskPool, TaskPool};
 use bevy::time::TimeUpdateStrategy;
 use bevy_flock_plugin::prelude::*;
-use flock_core::{AgentInput, ChunkExecutor, Crowd, FlockTuning, Space};
+use flock_core::{AgentInput, ChunkExecutor, Crowd, FlockTuning, SimdPath, Space};
 
 /// Expected neighbours per agent within the radius, from the density.
 const NEIGHBOURS: f32 = 25.0;
@@ -70,6 +75,10 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.iter().any(|a| a == "--soak") {
         soak::run(&args);
+        return;
+    }
+    if args.iter().any(|a| a == CHILD_FLAG) {
+        run_default_pool_child(&args);
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
@@ -126,6 +135,14 @@ fn main() {
         println!("\n{}", crowds::section(&rows, &costs, ticks, rounds));
         return;
     }
+    if only.as_deref() == Some("clumped") {
+        let rows = clumped::measure(ticks, rounds);
+        for row in &rows {
+            println!("{}", row.line());
+        }
+        println!("\n{}", clumped::section(&rows, ticks, rounds));
+        return;
+    }
     if only.as_deref() == Some("detail") {
         for row in detail::measure(ticks, rounds) {
             println!("{}", row.line());
@@ -166,11 +183,21 @@ fn main() {
                             Some(bench_plugin(&workload, threads, cores, ticks)),
                         );
                     }
+                    // Bevy's pools give the thread count; measured once per size.
+                    if wanted(Method::PluginDefaultPool) && threads == 2 {
+                        let row = bench_plugin_default_pool(&workload, ticks, only.is_some());
+                        measure(Method::PluginDefaultPool, row);
+                    }
                     if wanted(Method::Kernel) {
                         measure(
                             Method::Kernel,
-                            Some(bench_kernel(&workload, threads, ticks)),
+                            Some(bench_kernel(&workload, threads, ticks, SimdPath::detect())),
                         );
+                    }
+                    // Side by side with the path detected, where that is not the portable one.
+                    if wanted(Method::KernelPortable) && SimdPath::detect() != SimdPath::Portable {
+                        let row = bench_kernel(&workload, threads, ticks, SimdPath::Portable);
+                        measure(Method::KernelPortable, Some(row));
                     }
                     if space == Space::Volume {
                         if wanted(Method::KdTree) {
@@ -208,6 +235,10 @@ fn main() {
     for row in &detail_rows {
         println!("{}", row.line());
     }
+    let clumped_rows = clumped::measure(ticks, rounds);
+    for row in &clumped_rows {
+        println!("{}", row.line());
+    }
     let squads_rows = squads::measure(ticks, rounds);
     for row in &squads_rows {
         println!("{}", row.line());
@@ -223,6 +254,8 @@ fn main() {
         + &lab::section(&lab_rows, ticks, rounds)
         + "\n"
         + &detail::section(&detail_rows, ticks, rounds)
+        + "\n"
+        + &clumped::section(&clumped_rows, ticks, rounds)
         + "\n"
         + &squads::section(&squads_rows, ticks, rounds)
         + "\n"
@@ -318,16 +351,23 @@ impl Workload {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Method {
     Plugin,
+    /// The plugin in an app with Bevy's default task pools (run in a child process, since the
+    /// pools are global and the first app of a process sets them).
+    PluginDefaultPool,
     Kernel,
+    /// The kernel with its neighbour scan forced onto the portable SIMD path.
+    KernelPortable,
     KdTree,
     Kiddo,
     Brute,
 }
 
 impl Method {
-    const ALL: [Method; 5] = [
+    const ALL: [Method; 7] = [
         Method::Plugin,
+        Method::PluginDefaultPool,
         Method::Kernel,
+        Method::KernelPortable,
         Method::KdTree,
         Method::Kiddo,
         Method::Brute,
@@ -336,7 +376,9 @@ impl Method {
     fn name(self) -> &'static str {
         match self {
             Method::Plugin => "plugin",
+            Method::PluginDefaultPool => "plugin-default-pool",
             Method::Kernel => "kernel",
+            Method::KernelPortable => "kernel-portable",
             Method::KdTree => "kd-tree",
             Method::Kiddo => "kiddo",
             Method::Brute => "brute",
@@ -506,6 +548,106 @@ fn bench_plugin(workload: &Workload, threads: usize, cores: usize, ticks: usize)
     )
 }
 
+/// The flag that makes the benchmark measure the plugin with Bevy's default task pools and
+/// print the row for its parent process (see [`bench_plugin_default_pool`]).
+const CHILD_FLAG: &str = "--default-pool-child";
+
+/// The plugin tick in an app with Bevy's default task pools, as a game gets them: measured in a
+/// child process (`in_process` when this already is one, or the run narrowed to it), whose
+/// compute pool Bevy sizes from the machine's cores. `None` if the child failed.
+fn bench_plugin_default_pool(workload: &Workload, ticks: usize, in_process: bool) -> Option<Row> {
+    if in_process {
+        let mut app = App::new();
+        let plugin = match workload.space {
+            Space::Volume => FlockingPlugins::default(),
+            Space::Planar => FlockingPlugins::default().planar(),
+        };
+        app.add_plugins(MinimalPlugins)
+            .add_plugins(plugin)
+            .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+        workload.spawn_agents(&mut app);
+        app.finish();
+        app.cleanup();
+        let times = time_ticks(ticks, || app.update());
+        let threads = ComputeTaskPool::get().thread_num();
+        let neighbours = app.world().resource::<FlockMetrics>().mean_neighbours;
+        let candidates = app
+            .world()
+            .resource::<FlockSimulation>()
+            .crowd()
+            .candidates_per_agent();
+        return Some(row(
+            Method::PluginDefaultPool,
+            workload,
+            threads,
+            times,
+            neighbours,
+            Some(candidates),
+        ));
+    }
+    let output = std::process::Command::new(std::env::current_exe().ok()?)
+        .args([
+            CHILD_FLAG,
+            "--agents",
+            &workload.len().to_string(),
+            "--space",
+            &format!("{}d", dims(workload.space)),
+            "--ticks",
+            &ticks.to_string(),
+        ])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line = text.lines().find_map(|l| l.strip_prefix("ROW "))?;
+    let fields: Vec<&str> = line.split(' ').collect();
+    let [threads, neighbours, candidates, times] = fields[..] else {
+        return None;
+    };
+    let times = times
+        .split(',')
+        .map(|ns| ns.parse().map(Duration::from_nanos))
+        .collect::<Result<Vec<_>, _>>()
+        .ok()?;
+    Some(row(
+        Method::PluginDefaultPool,
+        workload,
+        threads.parse().ok()?,
+        times,
+        neighbours.parse().ok()?,
+        candidates.parse().ok(),
+    ))
+}
+
+/// The child's side of [`bench_plugin_default_pool`]: measures and prints one `ROW` line.
+fn run_default_pool_child(args: &[String]) {
+    let value_of = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let agents = value_of("--agents")
+        .and_then(|n| n.parse().ok())
+        .expect("--agents N");
+    let space = match value_of("--space").as_deref() {
+        Some("2d") => Space::Planar,
+        _ => Space::Volume,
+    };
+    let ticks = value_of("--ticks")
+        .and_then(|n| n.parse().ok())
+        .expect("--ticks N");
+    let row = bench_plugin_default_pool(&Workload::new(agents, space), ticks, true)
+        .expect("measured in this process");
+    let times: Vec<String> = row.times.iter().map(|t| t.as_nanos().to_string()).collect();
+    println!(
+        "ROW {} {} {} {}",
+        row.threads,
+        row.neighbours,
+        row.candidates.unwrap_or(f32::NAN),
+        times.join(",")
+    );
+}
+
 /// Splits each pass into one part per thread on Bevy's compute task pool, whose threads stay
 /// up between passes (scoped threads would be spawned anew for each of a tick's three passes).
 struct PoolParts(usize);
@@ -524,16 +666,22 @@ impl ChunkExecutor for PoolParts {
     }
 }
 
-fn bench_kernel(workload: &Workload, threads: usize, ticks: usize) -> Row {
+fn bench_kernel(workload: &Workload, threads: usize, ticks: usize, simd: SimdPath) -> Row {
     let mut crowd = workload.crowd();
+    assert!(crowd.set_simd_path(simd), "{simd:?} is not supported here");
     if threads > 1 {
         crowd.set_executor(PoolParts(threads));
     }
     let times = time_ticks(ticks, || crowd.step(DT));
     let neighbours = crowd.metrics().mean_neighbours;
     let candidates = crowd.candidates_per_agent();
+    let method = if simd == SimdPath::detect() {
+        Method::Kernel
+    } else {
+        Method::KernelPortable
+    };
     row(
-        Method::Kernel,
+        method,
         workload,
         threads,
         times,
@@ -649,16 +797,20 @@ fn report(rows: &[Row], ticks: usize, rounds: usize) -> String {
         })
         .unwrap_or_else(|| "unknown CPU".to_owned());
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let simd = SimdPath::detect();
     let _ = writeln!(
         out,
         "# Benchmarks\n\nWritten by `cargo run --release -p flock_bench` on {cpu}, {cores} cores, \
-         default compile target. Median tick time (with the 10th and 90th percentiles) over \
+         default compile target; the neighbour scan ran on the `{simd:?}` path, chosen at run \
+         time (`kernel-portable` forces the portable one). Median tick time (with the 10th and 90th percentiles) over \
          {rounds} rounds of {ticks} ticks after 2 warm-up ticks; the rounds sweep every case in \
          turn, so that a slow spell of the shared machine lands on every method.\n\n\
          **Workload**: N agents uniform in a cube (square in 2D) sized for about {NEIGHBOURS} \
          neighbours within radius {RADIUS}, random headings at speed {SPEED}, the default rules; \
          every method starts from the same seeded positions. `plugin` is the \
-         whole `FlockingPlugins` tick in a headless Bevy app; `kernel` is `Crowd` alone (grid, \
+         whole `FlockingPlugins` tick in a headless Bevy app whose compute pool has a thread per \
+         core; `plugin-default-pool` the same with Bevy's default task pools, as a game gets \
+         them (its threads column is the compute pool's size); `kernel` is `Crowd` alone (grid, \
          forces, integration); `kd-tree` (0.6, what bevy_spatial wraps) and `kiddo` rebuild a \
          tree and run one within-radius query per agent; `brute` tests every pair. \
          *neighbours* is found per agent, *candidates* the distance tests per agent.\n"
@@ -720,7 +872,7 @@ fn report(rows: &[Row], ticks: usize, rounds: usize) -> String {
 
     let _ = writeln!(
         out,
-        "## Derived figures (3D, 2 threads)\n\n| agents | plugin ms | kd-tree ms | kd-tree / plugin | ECS share of the plugin tick |\n|---:|---:|---:|---:|---:|"
+        "## Derived figures (3D, 2 threads)\n\n| agents | plugin ms | kd-tree ms | kd-tree / plugin | ECS share of the plugin tick | plugin, default pools ms | kernel, portable scan / detected |\n|---:|---:|---:|---:|---:|---:|---:|"
     );
     let sizes: Vec<usize> = {
         let mut s: Vec<usize> = rows.iter().map(|r| r.agents).collect();
@@ -735,9 +887,22 @@ fn report(rows: &[Row], ticks: usize, rounds: usize) -> String {
             get(Method::Kernel),
             get(Method::KdTree),
         ) {
+            let default_pool = rows
+                .iter()
+                .find(|r| {
+                    r.method == Method::PluginDefaultPool
+                        && r.space == Space::Volume
+                        && r.agents == n
+                })
+                .map_or("n/a".to_owned(), |r| {
+                    format!("{:.3} ({} thr)", Row::ms(r.median), r.threads)
+                });
+            let portable = get(Method::KernelPortable).map_or("n/a".to_owned(), |r| {
+                format!("{:.2}x", r.median.as_secs_f64() / k.median.as_secs_f64())
+            });
             let _ = writeln!(
                 out,
-                "| {n} | {:.3} | {:.3} | {:.1}x | {:.0}% |",
+                "| {n} | {:.3} | {:.3} | {:.1}x | {:.0}% | {default_pool} | {portable} |",
                 Row::ms(p.median),
                 Row::ms(t.median),
                 t.median.as_secs_f64() / p.median.as_secs_f64(),
@@ -794,7 +959,15 @@ fn plot(rows: &[Row], path: &str) {
         .y_desc("ms per tick (median)")
         .draw()
         .expect("mesh");
-    let colours = [RED, BLUE, GREEN, MAGENTA, BLACK];
+    let colours = [
+        RED,
+        RGBColor(230, 120, 0),
+        BLUE,
+        CYAN,
+        GREEN,
+        MAGENTA,
+        BLACK,
+    ];
     for (method, colour) in Method::ALL.into_iter().zip(colours) {
         for threads in [1, 2] {
             let points: Vec<(f64, f64)> = rows

@@ -14,7 +14,7 @@ use crate::{plugin_app, unit_generator};
 /// Map sides in tiles.
 const MAP_SIDES: [u32; 3] = [32, 64, 128];
 /// Units of the player's (squads of [`SQUAD_SIZE`]); a quarter as many enemies besides.
-const UNITS: [usize; 2] = [64, 256];
+const UNITS: [usize; 3] = [64, 256, 1024];
 const SQUAD_SIZE: usize = 8;
 /// Share of the map's inner tiles that are walls.
 const WALL_SHARE: f32 = 0.15;
