@@ -1,7 +1,7 @@
 //! The built-in obstacles of a tick, binned in a coarse grid, and the sphere tracing that casts
 //! and sweeps against them.
 
-use glam::{IVec3, Vec3};
+use glam::{IVec3, Vec3, Vec4};
 use std::collections::HashMap;
 
 use super::{CastHit, LEAVING_CONTACT, ObstacleQuery, Shape};
@@ -30,6 +30,10 @@ enum March {
 #[derive(Clone, Debug, Default)]
 pub struct ObstacleSet {
     shapes: Vec<Shape>,
+    /// By shape: a ball holding it (`w` its radius, infinite for a half-space), whose distance
+    /// bounds the shape's from below, so that [`nearest`](Self::nearest) skips shapes it
+    /// cannot beat.
+    balls: Vec<Vec4>,
     /// Shapes without bounds (half-spaces), checked by everyone.
     unbounded: Vec<u32>,
     /// Bounded shapes by cell, grown by the largest reach.
@@ -49,6 +53,10 @@ pub struct ObstacleSet {
     /// Where a rebuild's shapes are gathered to compare with the last.
     staging: Vec<Shape>,
 }
+
+/// How much farther than the nearest shape so far a shape's ball must be for the shape to be
+/// skipped: far more than the rounding of a distance, so that skipping never changes the answer.
+const BALL_SLACK: f32 = 1e-3;
 
 /// Bounded shapes spanning more cells than this are checked by every agent in the bounds.
 const MAX_CELLS_PER_SHAPE: i64 = 512;
@@ -76,6 +84,7 @@ impl ObstacleSet {
     /// Bins the shapes of `self.input`; returns how many were invalid.
     fn bin_input(&mut self, reach: f32) -> usize {
         self.shapes.clear();
+        self.balls.clear();
         self.unbounded.clear();
         // Cells keep their (emptied) lists for this rebuild: a terrain's walls fill the same
         // cells again without a storm of allocations and frees.
@@ -100,6 +109,7 @@ impl ObstacleSet {
             let shape = shape.normalized();
             let id = self.shapes.len() as u32;
             self.shapes.push(shape);
+            self.balls.push(shape.ball());
             let Some((lo, hi)) = shape.bounds(self.reach) else {
                 self.unbounded.push(id);
                 continue;
@@ -151,10 +161,11 @@ impl ObstacleSet {
         (p / self.cell_size).floor().as_ivec3()
     }
 
-    /// Calls `visit` with every shape that may lie within the reach of `p`.
-    fn for_each_near(&self, p: Vec3, mut visit: impl FnMut(&Shape)) {
+    /// Calls `visit` with the index of every shape that may lie within the reach of `p`.
+    #[inline]
+    fn for_each_near(&self, p: Vec3, mut visit: impl FnMut(usize)) {
         for &id in &self.unbounded {
-            visit(&self.shapes[id as usize]);
+            visit(id as usize);
         }
         let Some((lo, hi)) = self.bounds else {
             return;
@@ -163,11 +174,11 @@ impl ObstacleSet {
             return;
         }
         for &id in &self.large {
-            visit(&self.shapes[id as usize]);
+            visit(id as usize);
         }
         if let Some(ids) = self.cells.get(&self.cell_of(p)) {
             for &id in ids {
-                visit(&self.shapes[id as usize]);
+                visit(id as usize);
             }
         }
     }
@@ -178,10 +189,20 @@ impl ObstacleSet {
         self.nearest(p).map(|(d, _)| d)
     }
 
-    /// Signed distance from `p` to the nearest shape near it, and that shape.
+    /// Signed distance from `p` to the nearest shape near it, and that shape (the first of
+    /// equals, in the order of [`for_each_near`](Self::for_each_near)). A shape whose ball is
+    /// farther than the nearest so far (by more than [`BALL_SLACK`], for rounding) cannot be
+    /// nearer, and is not measured: among a terrain's walls, most are not.
     fn nearest(&self, p: Vec3) -> Option<(f32, Shape)> {
         let mut best: Option<(f32, Shape)> = None;
-        self.for_each_near(p, |shape| {
+        self.for_each_near(p, |id| {
+            let ball = self.balls[id];
+            if let Some((b, _)) = best
+                && p.distance(ball.truncate()) - ball.w > b + BALL_SLACK
+            {
+                return;
+            }
+            let shape = &self.shapes[id];
             let d = shape.distance(p);
             if best.is_none_or(|(b, _)| d < b) {
                 best = Some((d, *shape));

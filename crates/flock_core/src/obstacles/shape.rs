@@ -1,6 +1,6 @@
 //! The built-in obstacle shapes and their signed distance fields.
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec3, Vec4};
 
 /// A solid shape in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -140,6 +140,23 @@ impl Shape {
             Shape::Capsule { a, b, .. } => (p - closest_on_segment(p, a, b))
                 .try_normalize()
                 .unwrap_or(fallback),
+        }
+    }
+
+    /// A ball that holds the shape: centre and radius (infinite for a half-space). Outside
+    /// it, the distance to the ball's surface never exceeds the distance to the shape.
+    pub(crate) fn ball(&self) -> Vec4 {
+        match *self {
+            Shape::Sphere { centre, radius } => centre.extend(radius),
+            Shape::Box {
+                centre,
+                half_extents,
+                ..
+            } => centre.extend(half_extents.length()),
+            Shape::HalfSpace { point, .. } => point.extend(f32::INFINITY),
+            Shape::Capsule { a, b, radius } => {
+                ((a + b) * 0.5).extend((b - a).length() * 0.5 + radius)
+            }
         }
     }
 

@@ -380,3 +380,55 @@ fn cells_emptied_by_a_rebuild_find_nothing_and_are_dropped_once_they_pile_up() {
     }
     assert!(set.cell_count() < 2_000, "{} cells kept", set.cell_count());
 }
+
+#[test]
+fn the_set_measures_the_nearest_shape_as_reading_every_shape_does() {
+    // A maze of walls, balls and capsules, as a terrain's tiles and props make one: the set
+    // skips shapes whose bounding ball is farther than the nearest so far, which must never
+    // change the answer.
+    let centres = super::random_positions(400, 30.0, 61);
+    let sizes = super::random_positions(400, 1.0, 62);
+    let shapes: Vec<Shape> = centres
+        .iter()
+        .zip(&sizes)
+        .enumerate()
+        .map(|(k, (&c, &s))| match k % 3 {
+            0 => Shape::Box {
+                centre: c,
+                half_extents: s.abs() + 0.2,
+                rotation: Quat::from_rotation_z(s.x * 3.0) * Quat::from_rotation_x(s.y),
+            },
+            1 => Shape::Sphere {
+                centre: c,
+                radius: s.x.abs() + 0.3,
+            },
+            _ => Shape::Capsule {
+                a: c,
+                b: c + s * 3.0,
+                radius: 0.25,
+            },
+        })
+        .collect();
+    let reach = 4.0;
+    let mut set = ObstacleSet::default();
+    assert_eq!(set.rebuild(shapes.iter().copied(), reach), 0);
+    let mut near = 0;
+    for p in super::random_positions(2_000, 32.0, 63) {
+        // The set keeps each shape normalised (a unit rotation): measure those.
+        let every = shapes
+            .iter()
+            .map(|s| s.normalized().distance(p))
+            .fold(f32::INFINITY, f32::min);
+        // Within reach the set answers exactly; beyond it, it may name any shape that far.
+        if every <= reach {
+            assert_eq!(set.distance(p), Some(every), "at {p}");
+            near += 1;
+        } else if let Some(d) = set.distance(p) {
+            assert!(d >= every && d > reach, "at {p}: {d} against {every}");
+        }
+    }
+    assert!(
+        near > 500,
+        "about half the points are within reach of a shape: {near}"
+    );
+}
