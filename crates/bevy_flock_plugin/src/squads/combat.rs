@@ -1,6 +1,8 @@
 //! Combat: units of other teams keep their standoff distance from each other, and potential
 //! fields as the alternative to flocking for squads.
 
+use bevy::math::I64Vec3;
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
 use super::paths::Ground;
@@ -14,8 +16,9 @@ use crate::{Flock, FlockSimulation, InFlock, Perception};
 /// - one that cannot (support) keeps outside the enemy's weapon range plus 5;
 /// - when neither can attack, it keeps its radius plus 10 away.
 ///
-/// Enemies are any entities with a `Combatant` and a transform, agents or not. Every unit
-/// checks every enemy each tick, which suits the tens to hundreds of units of a skirmish.
+/// Enemies are any entities with a `Combatant` and a transform, agents or not. Each tick they
+/// are binned in a grid as wide as the farthest a unit reacts from, and each unit checks the
+/// enemies of the cells within its reach.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Debug, Clone, PartialEq)]
 pub struct Combatant {
@@ -83,6 +86,24 @@ pub(super) fn keep_standoff(
         })
         .map(|(entity, combatant, transform, ..)| (entity, *combatant, transform.translation()))
         .collect();
+    // The farthest any unit can react to an enemy from: its standoff plus its braking distance
+    // at its speed. Enemies are binned in cells that wide, so that a unit reads only the few
+    // cells within its own reach instead of every enemy.
+    let longest_range = enemies
+        .iter()
+        .filter_map(|(_, enemy, _)| enemy.weapon_range)
+        .fold(0.0, f32::max);
+    let reach_of = |i: usize, unit: &Combatant| {
+        let crowd = sim.crowd();
+        let limits = crowd.params_of(i).limits;
+        let speed = crowd.velocity(i).length();
+        // At least the standoff from any enemy (see `Combatant::standoff`).
+        let widest = unit
+            .weapon_range
+            .unwrap_or((longest_range + SUPPORT_MARGIN).max(unit.radius + UNARMED_MARGIN));
+        widest + speed * speed / (2.0 * limits.max_force.max(f32::EPSILON))
+    };
+    let mut reaches = Vec::new();
     for (entity, unit, transform) in &units {
         let Some(i) = sim.index_of(entity) else {
             continue;
@@ -90,12 +111,19 @@ pub(super) fn keep_standoff(
         if sim.crowd().params_of(i).weights.standoff == 0.0 || !unit.is_valid() {
             continue;
         }
-        let position = transform.translation();
+        reaches.push((entity, *unit, transform.translation(), i, reach_of(i, unit)));
+    }
+    let bins = EnemyBins::new(&enemies, reaches.iter().map(|r| r.4));
+    let mut near = Vec::new();
+    for (entity, unit, position, i, reach) in reaches {
         let limits = sim.crowd().params_of(i).limits;
         let velocity = sim.crowd().velocity(i);
         let mut away = Vec3::ZERO;
         let mut depth: f32 = 0.0;
-        for (other, enemy, at) in &enemies {
+        // In the order of `enemies`, as when every enemy was read: the same sums, bit for bit.
+        bins.within(position, reach, &mut near);
+        for &k in &near {
+            let (other, enemy, at) = &enemies[k as usize];
             if *other == entity || enemy.team == unit.team {
                 continue;
             }
@@ -115,6 +143,64 @@ pub(super) fn keep_standoff(
         if away != Vec3::ZERO {
             sim.set_standoff(entity, away, depth);
         }
+    }
+}
+
+/// Enemies by cell of a uniform grid, for [`keep_standoff`].
+struct EnemyBins {
+    /// Cell side: the largest finite reach of a unit (at least 1), so that a unit reads at most
+    /// two cells along each axis.
+    cell: f32,
+    cells: HashMap<IVec3, Vec<u32>>,
+    /// Every enemy, for a unit whose reach spans more cells than there are enemies.
+    all: Vec<u32>,
+}
+
+impl EnemyBins {
+    fn new(enemies: &[(Entity, Combatant, Vec3)], reaches: impl Iterator<Item = f32>) -> Self {
+        let cell = reaches.filter(|r| r.is_finite()).fold(1.0, f32::max);
+        let mut bins = Self {
+            cell,
+            cells: HashMap::default(),
+            all: (0..enemies.len() as u32).collect(),
+        };
+        for (k, (_, _, at)) in enemies.iter().enumerate() {
+            let cell = bins.cell_of(*at);
+            bins.cells.entry(cell).or_default().push(k as u32);
+        }
+        bins
+    }
+
+    fn cell_of(&self, p: Vec3) -> IVec3 {
+        (p / self.cell).floor().as_ivec3()
+    }
+
+    /// Fills `near` with every enemy within `reach` of `position` (and maybe some farther), in
+    /// ascending order.
+    fn within(&self, position: Vec3, reach: f32, near: &mut Vec<u32>) {
+        near.clear();
+        // A little wider than the reach, for the rounding of the cells' bounds.
+        let grown = reach * (1.0 + 1e-4) + 1e-3;
+        let (lo, hi) = (
+            self.cell_of(position - grown),
+            self.cell_of(position + grown),
+        );
+        let span = (hi.as_i64vec3() - lo.as_i64vec3() + 1).max(I64Vec3::ZERO);
+        let cells = span.x.saturating_mul(span.y).saturating_mul(span.z);
+        if !grown.is_finite() || !position.is_finite() || cells > self.all.len() as i64 {
+            near.extend_from_slice(&self.all);
+            return;
+        }
+        for z in lo.z..=hi.z {
+            for y in lo.y..=hi.y {
+                for x in lo.x..=hi.x {
+                    if let Some(ids) = self.cells.get(&IVec3::new(x, y, z)) {
+                        near.extend_from_slice(ids);
+                    }
+                }
+            }
+        }
+        near.sort_unstable();
     }
 }
 
@@ -233,4 +319,54 @@ pub(super) fn steer_by_potential_field(
         sim.replace_force(entity, steering);
     }
     sim.step_time += started.elapsed();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every enemy within reach comes out of the bins, in ascending order, checked against
+    /// reading every enemy; so do all of them for a reach too wide to bin.
+    #[test]
+    fn binned_enemies_hold_every_one_in_reach() {
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        let mut unit = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let combatant = Combatant {
+            team: 1,
+            radius: 0.35,
+            weapon_range: Some(4.0),
+            sight: 0.0,
+        };
+        let enemies: Vec<(Entity, Combatant, Vec3)> = (0..500)
+            .map(|k| {
+                let at = Vec3::new(unit() * 100.0 - 50.0, unit() * 100.0 - 50.0, 0.0);
+                (Entity::from_raw_u32(k).unwrap(), combatant, at)
+            })
+            .collect();
+        let bins = EnemyBins::new(&enemies, [5.0, 3.0, f32::INFINITY].into_iter());
+        let mut near = Vec::new();
+        let mut found = 0;
+        for _ in 0..200 {
+            let position = Vec3::new(unit() * 120.0 - 60.0, unit() * 120.0 - 60.0, 0.0);
+            let reach = unit() * 5.0;
+            bins.within(position, reach, &mut near);
+            assert!(near.is_sorted(), "{near:?}");
+            for (k, (_, _, at)) in enemies.iter().enumerate() {
+                if position.distance(*at) <= reach {
+                    assert!(near.contains(&(k as u32)), "enemy {k} at {at} missed");
+                    found += 1;
+                }
+            }
+            // A cell's worth of enemies, not all of them.
+            assert!(near.len() < enemies.len() / 4, "{} read", near.len());
+        }
+        assert!(found > 100, "the queries found enemies: {found}");
+        bins.within(Vec3::ZERO, 1e6, &mut near);
+        assert_eq!(near.len(), enemies.len());
+    }
 }
