@@ -197,6 +197,16 @@ impl ClumpedRow {
     }
 }
 
+/// The clumped plugin tick over the spread one, if both were measured.
+pub fn plugin_ratio(rows: &[ClumpedRow]) -> Option<f64> {
+    let tick = |layout| {
+        rows.iter()
+            .find(|r| r.layout == layout)
+            .map(|r| r.plugin.as_secs_f64())
+    };
+    Some(tick(Layout::Clumped)? / tick(Layout::Spread)?)
+}
+
 /// The section of the report.
 pub fn section(rows: &[ClumpedRow], ticks: usize, rounds: usize) -> String {
     let mut out = String::new();

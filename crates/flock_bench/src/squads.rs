@@ -68,7 +68,8 @@ fn walkable_point(terrain: &Terrain, unit: &mut impl FnMut() -> f32) -> Vec3 {
 /// as many idle enemies, warmed up.
 fn squads_app(side: u32, units: usize, steering: Steering, cores: usize) -> App {
     let mut app = plugin_app(Space::Planar, cores);
-    app.add_plugins((SquadsPlugin, TerrainPlugin));
+    // Enemies are found by their global transforms: propagate them, as a game does.
+    app.add_plugins((TransformPlugin, SquadsPlugin, TerrainPlugin));
     let terrain = map(side);
     let mut unit = unit_generator(u64::from(side) + units as u64);
     let tuning = FlockTuning::squad();
@@ -124,6 +125,13 @@ fn time_updates(app: &mut App, ticks: usize) -> Vec<Duration> {
             started.elapsed()
         })
         .collect()
+}
+
+/// The median whole update of `units` flocking units on the map of `side` tiles, if measured.
+pub fn flocking_time(rows: &[SquadsRow], side: u32, units: usize) -> Option<Duration> {
+    rows.iter()
+        .find(|r| r.side == side && r.units == units)
+        .map(|r| r.flocking)
 }
 
 /// Measures every map and unit count both ways, pooling `rounds` interleaved rounds of
