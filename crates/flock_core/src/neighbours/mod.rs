@@ -1,7 +1,7 @@
 //! Neighbour lookup: the grid, the agents copied into its cell order, and the scan that finds
 //! each agent's neighbours and sums what the flocking rules need of them.
 //!
-//! The scan has two ways: four candidates at a time on SIMD lanes ([`lanes`]), which answers
+//! The scan has two ways: eight candidates at a time on SIMD lanes ([`lanes`]), which answers
 //! the common case, and an exact one, which answers the rest (a neighbour on top of the agent,
 //! more neighbours than the cap). Both give the same [`Scan`].
 

@@ -36,7 +36,7 @@ impl Prediction {
     /// The collision with a neighbour at `offset` moving at `velocity`, if the two are apart,
     /// closing, and come within the distance inside the horizon (two that already overlap are
     /// left to separation). The time solves `|offset + t * relative velocity| = distance` for
-    /// its first root. The lane scan repeats this arithmetic four lanes at once.
+    /// its first root. The lane scan repeats this arithmetic on all its lanes at once.
     #[inline]
     pub(crate) fn collision(
         &self,
