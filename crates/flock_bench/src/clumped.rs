@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy_flock_plugin::prelude::*;
-use flock_core::{AgentInput, Crowd, Space};
+use flock_core::{Crowd, Space};
 
 use crate::{PoolParts, Workload, plugin_app, unit_generator};
 
@@ -78,16 +78,7 @@ impl Case {
     fn new(layout: Layout, cores: usize) -> Self {
         let workload = workload(layout);
         let mut app = plugin_app(Space::Volume, cores);
-        let entities = workload
-            .positions
-            .iter()
-            .zip(&workload.velocities)
-            .map(|(&p, &v)| {
-                app.world_mut()
-                    .spawn((Agent, Transform::from_translation(p), Velocity(v)))
-                    .id()
-            })
-            .collect();
+        let entities = workload.spawn_agents(&mut app);
         app.finish();
         app.cleanup();
         let mut crowd = workload.crowd();
@@ -115,23 +106,7 @@ impl Case {
             ));
         }
         // Refilled rather than made anew, so that its buffers are not allocated in the step.
-        self.crowd.clear();
-        let params = self.crowd.add_params(FlockTuning::default());
-        for (&position, &velocity) in self
-            .workload
-            .positions
-            .iter()
-            .zip(&self.workload.velocities)
-        {
-            self.crowd.push(AgentInput {
-                position,
-                velocity,
-                heading: Vec3::ZERO,
-                flock: 0,
-                params,
-                target: None,
-            });
-        }
+        self.workload.refill(&mut self.crowd);
     }
 
     /// One plugin tick and one kernel step from the start, timed (not the resets).

@@ -290,20 +290,28 @@ struct Workload {
 }
 
 impl Workload {
-    /// Spawns the agents in a plugin app.
-    fn spawn_agents(&self, app: &mut App) {
+    /// Spawns the agents in a plugin app; returns their entities, in the workload's order.
+    fn spawn_agents(&self, app: &mut App) -> Vec<Entity> {
         let agents: Vec<_> = self
             .positions
             .iter()
             .zip(&self.velocities)
             .map(|(&p, &v)| (Agent, Transform::from_translation(p), Velocity(v)))
             .collect();
-        app.world_mut().spawn_batch(agents);
+        app.world_mut().spawn_batch(agents).collect()
     }
 
     /// The agents in a kernel crowd with the default parameters.
     fn crowd(&self) -> Crowd {
         let mut crowd = Crowd::new(self.space);
+        self.refill(&mut crowd);
+        crowd
+    }
+
+    /// Empties `crowd` (keeping its buffers) and puts the agents back with the default
+    /// parameters.
+    fn refill(&self, crowd: &mut Crowd) {
+        crowd.clear();
         let params = crowd.add_params(FlockTuning::default());
         for (&position, &velocity) in self.positions.iter().zip(&self.velocities) {
             crowd.push(AgentInput {
@@ -315,7 +323,6 @@ impl Workload {
                 target: None,
             });
         }
-        crowd
     }
 
     fn new(n: usize, space: Space) -> Self {

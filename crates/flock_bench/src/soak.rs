@@ -77,16 +77,7 @@ pub fn run(args: &[String]) {
         .insert(Boundary::walls(-half, half, 2.0));
     app.finish();
     app.cleanup();
-    let mut alive: Vec<Entity> = workload
-        .positions
-        .iter()
-        .zip(&workload.velocities)
-        .map(|(&p, &v)| {
-            app.world_mut()
-                .spawn((Agent, Transform::from_translation(p), Velocity(v)))
-                .id()
-        })
-        .collect();
+    let mut alive = workload.spawn_agents(&mut app);
 
     // Replacements come from the workload's positions, in turn, so runs repeat.
     let mut next = 0;
