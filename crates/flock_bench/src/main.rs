@@ -503,13 +503,18 @@ fn row(
     row
 }
 
+/// The plugins with their defaults, on the plane for a planar workload.
+fn flocking_plugins(space: Space) -> FlockingPlugins {
+    match space {
+        Space::Volume => FlockingPlugins::default(),
+        Space::Planar => FlockingPlugins::default().planar(),
+    }
+}
+
 /// A headless app with the plugin, its compute pool given every core, and one fixed tick per
 /// update.
 fn plugin_app(space: Space, cores: usize) -> App {
-    let plugin = match space {
-        Space::Volume => FlockingPlugins::default(),
-        Space::Planar => FlockingPlugins::default().planar(),
-    };
+    let plugin = flocking_plugins(space);
     let mut app = App::new();
     // Bevy's default split of 2 cores leaves the compute pool 1 thread, on which the
     // systems themselves run; give it every core, as a game on a larger machine has.
@@ -571,12 +576,8 @@ const CHILD_FLAG: &str = "--default-pool-child";
 fn bench_plugin_default_pool(workload: &Workload, ticks: usize, in_process: bool) -> Option<Row> {
     if in_process {
         let mut app = App::new();
-        let plugin = match workload.space {
-            Space::Volume => FlockingPlugins::default(),
-            Space::Planar => FlockingPlugins::default().planar(),
-        };
         app.add_plugins(MinimalPlugins)
-            .add_plugins(plugin)
+            .add_plugins(flocking_plugins(workload.space))
             .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
         workload.spawn_agents(&mut app);
         app.finish();
