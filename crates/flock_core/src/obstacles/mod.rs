@@ -4,10 +4,12 @@
 //! [`ObstacleQuery`] is what avoidance and integration ask of obstacles. [`ObstacleSet`] answers
 //! it from built-in [`Shape`]s; a physics backend answers it from its colliders.
 //!
-//! The built-in casts march along signed distance fields (sphere tracing), one exact field per
-//! shape, so every shape is cast the same way, with a fixed budget of steps.
+//! The built-in casts are exact: a cast ball touches a shape where the ray of its centre meets
+//! the shape grown by the ball (a ball, a half-space, a capsule or a rounded box), tested
+//! against the shapes binned near the cast. Each shape's signed distance field answers
+//! distances and normals, and moves are swept along it (sphere tracing).
 
-mod set;
+pub(crate) mod set;
 mod shape;
 
 use glam::Vec3;

@@ -1,15 +1,17 @@
-//! The built-in obstacles of a tick, binned in a coarse grid, and the sphere tracing that casts
-//! and sweeps against them.
+//! The built-in obstacles of a tick, binned in a coarse grid: exact ball casts against them,
+//! and the sphere tracing that sweeps moves.
 
 use glam::{IVec3, Vec3, Vec4};
 use std::collections::HashMap;
 
 use super::{CastHit, LEAVING_CONTACT, ObstacleQuery, Shape};
 
-/// Steps of a cast before it gives up and reports a hit where it stands (conservative).
+/// Steps of a sphere trace (a move's sweep) before it gives up and stops where it stands
+/// (conservative).
 const CAST_STEPS: usize = 24;
-/// A cast has hit when it comes this close to the grown surface.
-const HIT_DISTANCE: f32 = 1e-3;
+/// A cast has hit when it comes this close to the grown surface: casts are of the ball grown
+/// by this.
+pub(crate) const HIT_DISTANCE: f32 = 1e-3;
 /// Agents are kept this far outside every shape.
 const SKIN: f32 = 1e-3;
 /// A movement sweep stops this close to a surface: nearer than the skin, so that an agent
@@ -61,9 +63,17 @@ const BALL_SLACK: f32 = 1e-3;
 /// Bounded shapes spanning more cells than this are checked by every agent in the bounds.
 const MAX_CELLS_PER_SHAPE: i64 = 512;
 
+/// Cells hold the shapes within the reach and this much more, so that a cast as long as the
+/// reach (less its radius), of a ball grown by [`HIT_DISTANCE`], still reads one cell.
+const BIN_SLACK: f32 = 2.0 * HIT_DISTANCE;
+
+/// A cast longer than the reach whose way spans more cells than this tests every shape.
+const MAX_CELLS_PER_CAST: i64 = 512;
+
 impl ObstacleSet {
     /// Bins `shapes` so that every shape within `reach` of a point is found from that point's
-    /// cell (casts step `reach` at a time where none is). Invalid shapes are skipped; returns
+    /// cell (a sweep steps `reach` at a time where none is, and a cast within the reach of its
+    /// start reads that one cell). Invalid shapes are skipped; returns
     /// how many.
     pub fn rebuild(&mut self, shapes: impl IntoIterator<Item = Shape>, reach: f32) -> usize {
         let mut staging = core::mem::take(&mut self.staging);
@@ -110,7 +120,7 @@ impl ObstacleSet {
             let id = self.shapes.len() as u32;
             self.shapes.push(shape);
             self.balls.push(shape.ball());
-            let Some((lo, hi)) = shape.bounds(self.reach) else {
+            let Some((lo, hi)) = shape.bounds(self.reach + BIN_SLACK) else {
                 self.unbounded.push(id);
                 continue;
             };
@@ -211,6 +221,71 @@ impl ObstacleSet {
         best
     }
 
+    /// The first shape a ball of `radius` moving from `origin` along unit `dir` touches within
+    /// `length`, and how far it went (0 if it starts touching), the first of equals in the
+    /// order shapes are visited. A shape whose bounding ball lies farther from the way than
+    /// `radius` (by more than [`BALL_SLACK`]) cannot be touched and is not measured. A way
+    /// and ball within the reach of `origin` (every cast of the crowd's avoidance) read one
+    /// cell; a longer one reads every cell round the way, or every shape once those would
+    /// outnumber [`MAX_CELLS_PER_CAST`].
+    fn first_touch(
+        &self,
+        origin: Vec3,
+        dir: Vec3,
+        length: f32,
+        radius: f32,
+    ) -> Option<(f32, usize)> {
+        let mut best: Option<(f32, usize)> = None;
+        let mut touch = |id: usize| {
+            let limit = best.map_or(length, |(t, _)| t);
+            let ball = self.balls[id];
+            let centre = ball.truncate();
+            let foot = origin + dir * (centre - origin).dot(dir).clamp(0.0, limit);
+            if foot.distance(centre) - ball.w > radius + BALL_SLACK {
+                return;
+            }
+            if let Some(t) = self.shapes[id].cast(origin, dir, limit, radius)
+                && best.is_none_or(|(b, _)| t < b)
+            {
+                best = Some((t, id));
+            }
+        };
+        if length + radius <= self.reach + BIN_SLACK {
+            self.for_each_near(origin, touch);
+            return best;
+        }
+        // Every point within `radius` of the way lies within the reach of a cell the way's
+        // bounds, grown by what the radius exceeds the reach by, overlap.
+        let grow = (radius - self.reach - BIN_SLACK).max(0.0);
+        let end = origin + dir * length;
+        let (lo, hi) = (origin.min(end) - grow, origin.max(end) + grow);
+        let (c0, c1) = (self.cell_of(lo), self.cell_of(hi));
+        let span = c1.as_i64vec3() - c0.as_i64vec3() + 1;
+        let mut ids: Vec<u32> =
+            if span.x.saturating_mul(span.y).saturating_mul(span.z) > MAX_CELLS_PER_CAST {
+                (0..self.shapes.len() as u32).collect()
+            } else {
+                let mut ids = self.unbounded.clone();
+                ids.extend_from_slice(&self.large);
+                for z in c0.z..=c1.z {
+                    for y in c0.y..=c1.y {
+                        for x in c0.x..=c1.x {
+                            if let Some(cell) = self.cells.get(&IVec3::new(x, y, z)) {
+                                ids.extend_from_slice(cell);
+                            }
+                        }
+                    }
+                }
+                ids.sort_unstable();
+                ids.dedup();
+                ids
+            };
+        for id in ids.drain(..) {
+            touch(id as usize);
+        }
+        best
+    }
+
     /// Sphere tracing: steps along `dir` by the distance to the nearest surface (less
     /// `radius`, and at least `min_step`) until within `hit` of it, past `length`, or out of
     /// steps.
@@ -248,40 +323,40 @@ impl ObstacleQuery for ObstacleSet {
         ObstacleSet::is_empty(self)
     }
 
-    /// A cast that runs out of steps (grazing a surface) counts as a hit where it stands.
+    /// Exact: the first touch of the ball grown by [`HIT_DISTANCE`], against every shape that
+    /// can be within reach of the way (see [`first_touch`](ObstacleSet::first_touch)).
     fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit> {
-        match self.march(origin, dir, length, radius, HIT_DISTANCE, 0.0) {
-            March::Clear => None,
-            March::Hit(t) | March::Exhausted(t) => {
-                let contact = origin + dir * t;
-                let normal = self
-                    .nearest(contact)
-                    .map_or(-dir, |(_, shape)| shape.normal(contact));
-                Some(CastHit {
-                    distance: t,
-                    normal,
-                })
-            }
-        }
+        let (t, id) = self.first_touch(origin, dir, length, radius + HIT_DISTANCE)?;
+        let contact = origin + dir * t;
+        Some(CastHit {
+            distance: t,
+            normal: self.shapes[id].normal(contact),
+        })
     }
 
     /// A ball that starts in contact and leaves steeply enough hits only where it comes
-    /// nearer to a surface than it started, stepping at least a tenth of the reach at a time
-    /// (the distance it is given to step is about zero).
+    /// [`HIT_DISTANCE`] nearer to a surface than it started: it is cast with its radius shrunk
+    /// to that. A centre on or inside a surface (nothing to shrink to) is traced instead,
+    /// stepping at least a tenth of the reach at a time.
     fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
-        let (hit, min_step) = match self.nearest(origin) {
+        match self.nearest(origin) {
             Some((d, shape)) if d - radius <= HIT_DISTANCE => {
                 if dir.dot(shape.normal(origin)) < LEAVING_CONTACT {
                     return false;
                 }
-                (d - radius - HIT_DISTANCE, self.reach * 0.1)
+                let shrunk = d - HIT_DISTANCE;
+                if shrunk > 0.0 {
+                    self.first_touch(origin, dir, length, shrunk).is_none()
+                } else {
+                    let hit = d - radius - HIT_DISTANCE;
+                    let march = self.march(origin, dir, length, radius, hit, self.reach * 0.1);
+                    matches!(march, March::Clear)
+                }
             }
-            _ => (HIT_DISTANCE, 0.0),
-        };
-        matches!(
-            self.march(origin, dir, length, radius, hit, min_step),
-            March::Clear
-        )
+            _ => self
+                .first_touch(origin, dir, length, radius + HIT_DISTANCE)
+                .is_none(),
+        }
     }
 
     fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {

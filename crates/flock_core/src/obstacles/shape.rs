@@ -1,6 +1,6 @@
 //! The built-in obstacle shapes and their signed distance fields.
 
-use glam::{Quat, Vec3, Vec4};
+use glam::{Quat, Vec3, Vec3Swizzles, Vec4};
 
 /// A solid shape in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -143,6 +143,36 @@ impl Shape {
         }
     }
 
+    /// How far a ball of `radius` moving from `origin` along unit `dir` goes before it first
+    /// touches the shape (its signed distance reaches `radius`): 0 when it starts touching or
+    /// inside, `None` when it does not touch within `length`. Exact: the ball meets the shape
+    /// grown by `radius`, a ray meeting a ball, a half-space, a capsule or a rounded box.
+    pub(crate) fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<f32> {
+        if self.distance(origin) <= radius {
+            return Some(0.0);
+        }
+        let t = match *self {
+            Shape::Sphere { centre, radius: r } => ray_ball(origin - centre, dir, r + radius),
+            Shape::Box {
+                centre,
+                half_extents,
+                rotation,
+            } => {
+                let inverse = rotation.inverse();
+                let (o, d) = (inverse * (origin - centre), inverse * dir);
+                ray_rounded_box(o, d, half_extents, radius)
+            }
+            Shape::HalfSpace { point, normal } => {
+                // Outside by `above`, closing at `-normal . dir` a unit of travel.
+                let above = (origin - point).dot(normal) - radius;
+                let closing = -dir.dot(normal);
+                (closing > 0.0).then(|| above / closing)
+            }
+            Shape::Capsule { a, b, radius: r } => ray_capsule(origin, dir, a, b, r + radius),
+        }?;
+        (t <= length).then_some(t.max(0.0))
+    }
+
     /// A ball that holds the shape: centre and radius (infinite for a half-space). Outside
     /// it, the distance to the ball's surface never exceeds the distance to the shape.
     pub(crate) fn ball(&self) -> Vec4 {
@@ -197,4 +227,97 @@ fn closest_on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
         return a;
     }
     a + ab * ((p - a).dot(ab) / len_sq).clamp(0.0, 1.0)
+}
+
+/// The first `t >= 0` at which `m + d t` (an offset from a ball's centre) comes within `r` of
+/// it, for an `m` outside the ball.
+#[inline]
+fn ray_ball(m: Vec3, d: Vec3, r: f32) -> Option<f32> {
+    // |m + d t|^2 = r^2: a t^2 + 2 b t + c = 0, entered at the smaller root, written as
+    // c / (sqrt(b^2 - a c) - b) so that it keeps its digits when the ball is far.
+    let (a, b, c) = (d.length_squared(), m.dot(d), m.length_squared() - r * r);
+    if b >= 0.0 {
+        return None;
+    }
+    let discriminant = b * b - a * c;
+    (discriminant >= 0.0).then(|| c / (discriminant.sqrt() - b))
+}
+
+/// The first `t >= 0` at which `o + d t` comes within `r` of the segment `a..b`, for an `o`
+/// farther than `r` from it: the nearer of the side of the cylinder round the segment (where
+/// its foot lies on the segment) and the balls at its ends.
+#[inline]
+fn ray_capsule(o: Vec3, d: Vec3, a: Vec3, b: Vec3, r: f32) -> Option<f32> {
+    let ends = [ray_ball(o - a, d, r), ray_ball(o - b, d, r)];
+    let mut first = ends.into_iter().flatten().reduce(f32::min);
+    let axis = b - a;
+    let axis_len_sq = axis.length_squared();
+    if axis_len_sq > f32::EPSILON {
+        let unit = axis / axis_len_sq.sqrt();
+        // Across the axis only: the ray meets the infinite cylinder as its projection meets
+        // a ball. A start inside the cylinder (beyond an end) enters through an end's ball.
+        let across = |v: Vec3| v - unit * v.dot(unit);
+        let (m, v) = (across(o - a), across(d));
+        if m.length_squared() > r * r
+            && let Some(t) = ray_ball(m, v, r)
+        {
+            let along = (o + d * t - a).dot(unit);
+            if (0.0..=axis_len_sq.sqrt()).contains(&along) {
+                first = Some(first.map_or(t, |f| f.min(t)));
+            }
+        }
+    }
+    first
+}
+
+/// Where a ray from `o` along `d` enters the box of half extents `e` round the origin
+/// (`t >= 0`), or `None` if it misses it.
+#[inline]
+fn ray_aabb(o: Vec3, d: Vec3, e: Vec3) -> Option<f32> {
+    let (mut near, mut far) = (f32::NEG_INFINITY, f32::INFINITY);
+    for axis in 0..3 {
+        let (o, d, e) = (o[axis], d[axis], e[axis]);
+        if d == 0.0 {
+            if o.abs() > e {
+                return None;
+            }
+            continue;
+        }
+        let (t1, t2) = ((-e - o) / d, (e - o) / d);
+        near = near.max(t1.min(t2));
+        far = far.min(t1.max(t2));
+    }
+    (near <= far && far >= 0.0).then_some(near.max(0.0))
+}
+
+/// The first `t >= 0` at which `o + d t` comes within `r` of the box of half extents `h`
+/// round the origin, for an `o` farther than `r` from it. The box grown by `r` is the union of
+/// the box grown along each axis alone and the capsules of radius `r` round its 12 edges.
+#[inline]
+fn ray_rounded_box(o: Vec3, d: Vec3, h: Vec3, r: f32) -> Option<f32> {
+    // The grown box lies inside the box of half extents h + r: a ray that enters that one
+    // by a face (not over an edge or a corner) enters the grown box there.
+    let enter = ray_aabb(o, d, h + r)?;
+    let at = o + d * enter;
+    let outside = at.abs().cmpgt(h).bitmask().count_ones();
+    if r <= 0.0 || outside <= 1 {
+        return Some(enter);
+    }
+    let mut first: Option<f32> = None;
+    let mut keep = |t: Option<f32>| {
+        if let Some(t) = t {
+            first = Some(first.map_or(t, |f| f.min(t)));
+        }
+    };
+    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+        keep(ray_aabb(o, d, h + axis * r));
+        // The four edges along `axis`: at the corners of the other two half extents.
+        let (u, v) = (axis.yzx(), axis.zxy());
+        for (su, sv) in [(1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)] {
+            let foot = u * h * su + v * h * sv;
+            let half = axis * h;
+            keep(ray_capsule(o, d, foot - half, foot + half, r));
+        }
+    }
+    first
 }

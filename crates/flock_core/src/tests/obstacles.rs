@@ -432,3 +432,223 @@ fn the_set_measures_the_nearest_shape_as_reading_every_shape_does() {
         "about half the points are within reach of a shape: {near}"
     );
 }
+
+/// Where a ball of `radius` first touches `shape`, by sphere tracing with no limit on the
+/// steps: each step goes as far as the distance field says is free, so it never passes the
+/// first touch, and it crawls on until within `1e-6` of it.
+fn traced_touch(shape: &Shape, o: Vec3, d: Vec3, length: f32, radius: f32) -> Option<f32> {
+    let mut t = 0.0;
+    for _ in 0..1_000_000 {
+        let gap = shape.distance(o + d * t) - radius;
+        if gap <= 1e-6 {
+            return Some(t);
+        }
+        t += gap;
+        if t > length {
+            return None;
+        }
+    }
+    panic!("the trace from {o} along {d} did not settle");
+}
+
+#[test]
+fn each_shape_s_cast_is_worked_by_hand() {
+    let close = |got: Option<f32>, want: f32| {
+        let got = got.expect("a touch");
+        assert!((got - want).abs() < 1e-5, "{got} against {want}");
+    };
+    let ball = Shape::Sphere {
+        centre: Vec3::new(10.0, 0.0, 0.0),
+        radius: 1.0,
+    };
+    // A ball of 0.5 touches a ball of 1 when their centres are 1.5 apart.
+    close(ball.cast(Vec3::ZERO, Vec3::X, 20.0, 0.5), 8.5);
+    // 1.2 off the line: the centres are 1.5 apart at 10 - 0.9.
+    close(ball.cast(Vec3::new(0.0, 1.2, 0.0), Vec3::X, 20.0, 0.5), 9.1);
+    assert_eq!(ball.cast(Vec3::ZERO, Vec3::X, 8.4, 0.5), None, "short");
+    assert_eq!(ball.cast(Vec3::ZERO, Vec3::NEG_X, 20.0, 0.5), None, "away");
+    assert_eq!(
+        ball.cast(Vec3::new(9.0, 0.0, 0.0), Vec3::Y, 1.0, 0.5),
+        Some(0.0)
+    );
+
+    let cube = Shape::Box {
+        centre: Vec3::new(10.0, 0.0, 0.0),
+        half_extents: Vec3::ONE,
+        rotation: Quat::IDENTITY,
+    };
+    // On a face: the ball touches the face x = 9 at 8.5.
+    close(cube.cast(Vec3::ZERO, Vec3::X, 20.0, 0.5), 8.5);
+    // 0.3 beyond the face y = 1: it meets the edge (9, 1) where 0.3^2 + 0.4^2 = 0.5^2.
+    close(cube.cast(Vec3::new(0.0, 1.3, 0.0), Vec3::X, 20.0, 0.5), 8.6);
+    // 0.3 and 0.4 beyond two faces: the corner (9, 1, 1), 1.3 away where 1.2^2 + 0.5^2 = 1.3^2.
+    close(cube.cast(Vec3::new(0.0, 1.3, 1.4), Vec3::X, 20.0, 1.3), 7.8);
+    // Grazing: 0.1 clear of the face y = 1 all the way along.
+    assert_eq!(
+        cube.cast(Vec3::new(0.0, 1.6, 0.0), Vec3::X, 20.0, 0.5),
+        None
+    );
+    // Turned 45 degrees about z, its edge points at the cast from 10 - sqrt(2).
+    let diamond = Shape::Box {
+        centre: Vec3::new(10.0, 0.0, 0.0),
+        half_extents: Vec3::ONE,
+        rotation: Quat::from_rotation_z(core::f32::consts::FRAC_PI_4),
+    };
+    close(
+        diamond.cast(Vec3::ZERO, Vec3::X, 20.0, 0.5),
+        10.0 - 2f32.sqrt() - 0.5,
+    );
+
+    let wall = Shape::Capsule {
+        a: Vec3::new(10.0, -5.0, 0.0),
+        b: Vec3::new(10.0, 5.0, 0.0),
+        radius: 1.0,
+    };
+    close(wall.cast(Vec3::ZERO, Vec3::X, 20.0, 0.5), 8.5);
+    // Past the end (10, 5) by 1.2: 0.9^2 + 1.2^2 = 1.5^2.
+    close(wall.cast(Vec3::new(0.0, 6.2, 0.0), Vec3::X, 20.0, 0.5), 9.1);
+    // Along the axis, from beyond the end: into the end's ball.
+    close(
+        wall.cast(Vec3::new(10.0, 9.0, 0.0), Vec3::NEG_Y, 20.0, 0.5),
+        2.5,
+    );
+
+    // Solid beyond x = 5; 4.5 to close at 0.6 a unit of travel.
+    let ground = Shape::HalfSpace {
+        point: Vec3::new(5.0, 0.0, 0.0),
+        normal: Vec3::NEG_X,
+    };
+    close(
+        ground.cast(Vec3::ZERO, Vec3::new(0.6, 0.8, 0.0), 20.0, 0.5),
+        7.5,
+    );
+    assert_eq!(
+        ground.cast(Vec3::ZERO, Vec3::Y, 20.0, 0.5),
+        None,
+        "parallel"
+    );
+}
+
+#[test]
+fn casts_agree_with_tracing_each_shape_to_the_touch() {
+    let centres = super::random_positions(300, 6.0, 71);
+    let sizes = super::random_positions(300, 1.5, 72);
+    let origins = super::random_positions(300, 12.0, 73);
+    let dirs = super::random_positions(300, 1.0, 74);
+    let mut touches = 0;
+    for k in 0..300 {
+        let (c, s) = (centres[k], sizes[k]);
+        let shape = match k % 4 {
+            0 => Shape::Box {
+                centre: c,
+                half_extents: s.abs() + Vec3::new(0.0, 0.1, 0.0),
+                rotation: Quat::from_rotation_z(s.x * 3.0) * Quat::from_rotation_x(s.y),
+            },
+            1 => Shape::Sphere {
+                centre: c,
+                radius: s.x.abs() + 0.2,
+            },
+            2 => Shape::Capsule {
+                a: c,
+                b: c + s * 3.0,
+                radius: s.y.abs(),
+            },
+            _ => Shape::HalfSpace {
+                point: c,
+                normal: s.normalize(),
+            },
+        }
+        .normalized();
+        // Aimed near the shape, so that about half the casts touch it.
+        let o = origins[k];
+        let Some(d) = (c + dirs[k] * 3.0 - o).try_normalize() else {
+            continue;
+        };
+        let radius = sizes[(k + 1) % 300].x.abs() * 0.5;
+        let cast = shape.cast(o, d, 20.0, radius);
+        // A touch within a thousandth of the radius either way of the traced one.
+        let outer = traced_touch(&shape, o, d, 20.0, radius + 1e-3);
+        let inner = traced_touch(&shape, o, d, 20.0, radius - 1e-3);
+        match cast {
+            Some(t) => {
+                touches += 1;
+                let outer = outer.unwrap_or_else(|| panic!("{shape:?}: cast {t}, traced none"));
+                assert!(
+                    outer <= t + 1e-4,
+                    "{shape:?} from {o} along {d}: {t} vs {outer}"
+                );
+                if let Some(inner) = inner {
+                    assert!(
+                        inner >= t - 1e-4,
+                        "{shape:?} from {o} along {d}: {t} vs {inner}"
+                    );
+                }
+            }
+            None => assert_eq!(inner, None, "{shape:?} from {o} along {d}: traced a touch"),
+        }
+    }
+    assert!((60..240).contains(&touches), "{touches} of 300 casts touch");
+}
+
+#[test]
+fn the_set_casts_as_casting_every_shape_does() {
+    // A terrain's wall tiles and a few props: the set reads one cell for a cast within its
+    // reach, the cells round the way for a longer one, and skips shapes whose bounding ball
+    // is off the way; none of that may change the touch.
+    let mut shapes: Vec<Shape> = super::random_positions(600, 30.0, 81)
+        .into_iter()
+        .map(|c| Shape::Box {
+            centre: (c.truncate().round()).extend(0.0),
+            half_extents: Vec3::splat(0.5),
+            rotation: Quat::IDENTITY,
+        })
+        .collect();
+    shapes.extend(
+        super::random_positions(60, 30.0, 82)
+            .into_iter()
+            .map(|c| Shape::Capsule {
+                a: c.with_z(0.0),
+                b: c.with_z(0.0) + Vec3::new(2.0, 1.0, 0.0),
+                radius: 0.3,
+            }),
+    );
+    let reach = 4.0;
+    let mut set = ObstacleSet::default();
+    assert_eq!(set.rebuild(shapes.iter().copied(), reach), 0);
+    let every = |o: Vec3, d: Vec3, length: f32, radius: f32| {
+        let grown = radius + crate::obstacles::set::HIT_DISTANCE;
+        let mut best: Option<(f32, Shape)> = None;
+        for shape in &shapes {
+            if let Some(t) = shape.cast(o, d, length, grown)
+                && best.is_none_or(|(b, _)| t < b)
+            {
+                best = Some((t, *shape));
+            }
+        }
+        best.map(|(t, _)| t)
+    };
+    let origins = super::random_positions(1_500, 31.0, 83);
+    let dirs = super::random_positions(1_500, 1.0, 84);
+    let (mut hits, mut long) = (0, 0);
+    for (k, (&o, &d)) in origins.iter().zip(&dirs).enumerate() {
+        let o = o.with_z(0.0);
+        let Some(d) = d.with_z(0.0).try_normalize() else {
+            continue;
+        };
+        // Within the reach, beyond it, and far beyond it (more cells than are read).
+        let (length, radius) = match k % 3 {
+            0 => (3.0, 0.35),
+            1 => (9.0, 0.35),
+            _ => (40.0, 5.0),
+        };
+        long += usize::from(length + radius > reach);
+        let want = every(o, d, length, radius);
+        let got = set.cast(o, d, length, radius).map(|hit| hit.distance);
+        assert_eq!(
+            got, want,
+            "from {o} along {d} for {length}, radius {radius}"
+        );
+        hits += usize::from(got.is_some());
+    }
+    assert!(hits > 600 && long > 900, "{hits} hits, {long} long casts");
+}
