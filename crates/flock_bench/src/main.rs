@@ -31,7 +31,8 @@
 //! `-- --only plugin-default-pool` runs the plugin with Bevy's default task pools alone; in a
 //! full run that row comes from a child process of the benchmark, since the pools are global.
 //! `-- --only squads` runs the squads' flocking against potential fields alone, and prints
-//! its section of the report (see the `squads` module).
+//! its section of the report (see the `squads` module); with `--agents N`, only the cases of
+//! N units (64, 256 or 1024).
 //! `-- --only planning` runs path planning on big maps alone, and prints its section of the
 //! report (see the `planning` module).
 //! `-- --only crowds` runs the crowd scenarios (circle swaps, crossing streams, a bottleneck, a
@@ -123,7 +124,7 @@ fn main() {
         return;
     }
     if only.as_deref() == Some("squads") {
-        let rows = squads::measure(ticks, rounds);
+        let rows = squads::measure(ticks, rounds, agents);
         for row in &rows {
             println!("{}", row.line());
         }
@@ -244,7 +245,7 @@ fn main() {
     for row in &clumped_rows {
         println!("{}", row.line());
     }
-    let squads_rows = squads::measure(ticks, rounds);
+    let squads_rows = squads::measure(ticks, rounds, None);
     for row in &squads_rows {
         println!("{}", row.line());
     }

@@ -134,13 +134,16 @@ pub fn flocking_time(rows: &[SquadsRow], side: u32, units: usize) -> Option<Dura
         .map(|r| r.flocking)
 }
 
-/// Measures every map and unit count both ways, pooling `rounds` interleaved rounds of
-/// `ticks` ticks into medians.
-pub fn measure(ticks: usize, rounds: usize) -> Vec<SquadsRow> {
+/// Measures every map and unit count (or only `only_units`) both ways, pooling `rounds`
+/// interleaved rounds of `ticks` ticks into medians.
+pub fn measure(ticks: usize, rounds: usize, only_units: Option<usize>) -> Vec<SquadsRow> {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut rows = Vec::new();
     for side in MAP_SIDES {
         for units in UNITS {
+            if only_units.is_some_and(|n| n != units) {
+                continue;
+            }
             let mut flocking = squads_app(side, units, Steering::Flocking, cores);
             let mut potential = squads_app(side, units, Steering::PotentialField, cores);
             let (mut a, mut b) = (Vec::new(), Vec::new());
