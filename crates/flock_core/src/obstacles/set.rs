@@ -337,25 +337,27 @@ impl ObstacleQuery for ObstacleSet {
     /// A ball that starts in contact and leaves steeply enough hits only where it comes
     /// [`HIT_DISTANCE`] nearer to a surface than it started: it is cast with its radius shrunk
     /// to that. A centre on or inside a surface (nothing to shrink to) is traced instead,
-    /// stepping at least a tenth of the reach at a time.
+    /// stepping at least a tenth of the reach at a time. Only a ball in contact (one that
+    /// touches at once) measures its distance to the nearest shape.
     fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
-        match self.nearest(origin) {
-            Some((d, shape)) if d - radius <= HIT_DISTANCE => {
-                if dir.dot(shape.normal(origin)) < LEAVING_CONTACT {
-                    return false;
-                }
-                let shrunk = d - HIT_DISTANCE;
-                if shrunk > 0.0 {
-                    self.first_touch(origin, dir, length, shrunk).is_none()
-                } else {
-                    let hit = d - radius - HIT_DISTANCE;
-                    let march = self.march(origin, dir, length, radius, hit, self.reach * 0.1);
-                    matches!(march, March::Clear)
-                }
-            }
-            _ => self
-                .first_touch(origin, dir, length, radius + HIT_DISTANCE)
-                .is_none(),
+        match self.first_touch(origin, dir, length, radius + HIT_DISTANCE) {
+            None => return true,
+            Some((t, _)) if t > 0.0 => return false,
+            Some(_) => {}
+        }
+        let Some((d, shape)) = self.nearest(origin) else {
+            return true;
+        };
+        if dir.dot(shape.normal(origin)) < LEAVING_CONTACT {
+            return false;
+        }
+        let shrunk = d - HIT_DISTANCE;
+        if shrunk > 0.0 {
+            self.first_touch(origin, dir, length, shrunk).is_none()
+        } else {
+            let hit = d - radius - HIT_DISTANCE;
+            let march = self.march(origin, dir, length, radius, hit, self.reach * 0.1);
+            matches!(march, March::Clear)
         }
     }
 
