@@ -1,9 +1,22 @@
 //! Vector helpers that stay exact and finite where glam's would overflow or underflow, and the
 //! platform-independent rotation every turn uses.
 
-use glam::{Quat, Vec3};
+use glam::{IVec3, Quat, Vec3};
 
 use crate::Space;
+
+/// The cell of a grid with unit cells that holds `c`, each coordinate floored. Truncates, then
+/// steps down for negative fractions: a floor without the libm call that the default x86-64
+/// target (no SSE4.1) makes of `f32::floor`. Coordinates beyond `i32` saturate, so far-away
+/// points share edge cells instead of overflowing; NaN lands in cell 0.
+#[inline]
+pub(crate) fn floor_cell(c: Vec3) -> IVec3 {
+    let floor = |x: f32| {
+        let t = x as i32;
+        t.saturating_sub(i32::from(t as f32 > x))
+    };
+    IVec3::new(floor(c.x), floor(c.y), floor(c.z))
+}
 
 /// `v`'s length, also where its square overflows `f32` (beyond about 1.8e19) or underflows to
 /// imprecise subnormals (below about 1e-19): the vector is then scaled first.

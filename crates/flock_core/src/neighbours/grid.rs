@@ -5,6 +5,7 @@ use core::ops::{ControlFlow, Range};
 use glam::{IVec3, Vec3};
 
 use crate::Space;
+use crate::maths::floor_cell;
 
 /// Uniform grid of box-shaped cells, rebuilt by counting sort, with agents stored cell by cell
 /// so that each cell's agents are a contiguous range of slots.
@@ -161,14 +162,7 @@ impl UniformGrid {
     /// The cell that contains `p`. Coordinates beyond `i32` saturate, so far-away agents share
     /// edge cells instead of overflowing.
     pub fn cell_of(&self, p: Vec3) -> IVec3 {
-        // Truncate, then step down for negative fractions: a floor without the libm call that
-        // the default x86-64 target (no SSE4.1) makes of `f32::floor`.
-        let floor = |x: f32| {
-            let t = x as i32;
-            t.saturating_sub(i32::from(t as f32 > x))
-        };
-        let c = p * self.inv_cell_size;
-        IVec3::new(floor(c.x), floor(c.y), floor(c.z))
+        floor_cell(p * self.inv_cell_size)
     }
 
     fn bucket(&self, cell: IVec3) -> u32 {

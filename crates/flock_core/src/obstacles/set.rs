@@ -3,8 +3,10 @@
 
 use glam::{IVec3, Vec3, Vec4};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{CastHit, LEAVING_CONTACT, ObstacleQuery, Shape};
+use crate::maths::floor_cell;
 
 /// Steps of a sphere trace (a move's sweep) before it gives up and stops where it stands
 /// (conservative).
@@ -39,7 +41,7 @@ pub struct ObstacleSet {
     /// Shapes without bounds (half-spaces), checked by everyone.
     unbounded: Vec<u32>,
     /// Bounded shapes by cell, grown by the largest reach.
-    cells: HashMap<IVec3, Vec<u32>>,
+    cells: HashMap<IVec3, Vec<u32>, BuildHasherDefault<CellHasher>>,
     /// Shapes too large to bin, checked by everyone inside `bounds`.
     large: Vec<u32>,
     cell_size: f32,
@@ -54,6 +56,31 @@ pub struct ObstacleSet {
     skipped: usize,
     /// Where a rebuild's shapes are gathered to compare with the last.
     staging: Vec<Shape>,
+}
+
+/// Hashes a cell's coordinates with a multiply each, as FxHash does: every cast and distance
+/// looks a cell up, cells are not chosen to collide, and SipHash cost more than the lookup.
+#[derive(Clone, Copy, Debug, Default)]
+struct CellHasher(u64);
+
+impl Hasher for CellHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u32(u32::from(byte));
+        }
+    }
+
+    fn write_i32(&mut self, i: i32) {
+        self.write_u32(i as u32);
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x517C_C1B7_2722_0A95);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// How much farther than the nearest shape so far a shape's ball must be for the shape to be
@@ -168,7 +195,7 @@ impl ObstacleSet {
     }
 
     fn cell_of(&self, p: Vec3) -> IVec3 {
-        (p / self.cell_size).floor().as_ivec3()
+        floor_cell(p / self.cell_size)
     }
 
     /// Calls `visit` with the index of every shape that may lie within the reach of `p`.
