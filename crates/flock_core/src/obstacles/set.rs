@@ -350,8 +350,8 @@ impl ObstacleQuery for ObstacleSet {
         ObstacleSet::is_empty(self)
     }
 
-    /// Exact: the first touch of the ball grown by [`HIT_DISTANCE`], against every shape that
-    /// can be within reach of the way (see [`first_touch`](ObstacleSet::first_touch)).
+    /// Exact: the first touch of the ball grown by a thousandth, against every shape binned
+    /// within reach of the way (one cell for a cast within the set's reach).
     fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit> {
         let (t, id) = self.first_touch(origin, dir, length, radius + HIT_DISTANCE)?;
         let contact = origin + dir * t;
@@ -362,7 +362,7 @@ impl ObstacleQuery for ObstacleSet {
     }
 
     /// A ball that starts in contact and leaves steeply enough hits only where it comes
-    /// [`HIT_DISTANCE`] nearer to a surface than it started: it is cast with its radius shrunk
+    /// a thousandth nearer to a surface than it started: it is cast with its radius shrunk
     /// to that. A centre on or inside a surface (nothing to shrink to) is traced instead,
     /// stepping at least a tenth of the reach at a time. Only a ball in contact (one that
     /// touches at once) measures its distance to the nearest shape.
