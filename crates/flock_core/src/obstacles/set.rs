@@ -288,7 +288,7 @@ impl ObstacleSet {
         let (lo, hi) = (origin.min(end) - grow, origin.max(end) + grow);
         let (c0, c1) = (self.cell_of(lo), self.cell_of(hi));
         let span = c1.as_i64vec3() - c0.as_i64vec3() + 1;
-        let mut ids: Vec<u32> =
+        let ids: Vec<u32> =
             if span.x.saturating_mul(span.y).saturating_mul(span.z) > MAX_CELLS_PER_CAST {
                 (0..self.shapes.len() as u32).collect()
             } else {
@@ -307,7 +307,7 @@ impl ObstacleSet {
                 ids.dedup();
                 ids
             };
-        for id in ids.drain(..) {
+        for id in ids {
             touch(id as usize);
         }
         best
