@@ -229,6 +229,15 @@ fn closest_on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
     a + ab * ((p - a).dot(ab) / len_sq).clamp(0.0, 1.0)
 }
 
+/// The sooner of two touches, either of which may not happen.
+#[inline]
+fn sooner(a: Option<f32>, b: Option<f32>) -> Option<f32> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 /// The first `t >= 0` at which `m + d t` (an offset from a ball's centre) comes within `r` of
 /// it, for an `m` outside the ball.
 #[inline]
@@ -248,8 +257,7 @@ fn ray_ball(m: Vec3, d: Vec3, r: f32) -> Option<f32> {
 /// its foot lies on the segment) and the balls at its ends.
 #[inline]
 fn ray_capsule(o: Vec3, d: Vec3, a: Vec3, b: Vec3, r: f32) -> Option<f32> {
-    let ends = [ray_ball(o - a, d, r), ray_ball(o - b, d, r)];
-    let mut first = ends.into_iter().flatten().reduce(f32::min);
+    let mut first = sooner(ray_ball(o - a, d, r), ray_ball(o - b, d, r));
     let axis = b - a;
     let axis_len_sq = axis.length_squared();
     if axis_len_sq > f32::EPSILON {
@@ -263,7 +271,7 @@ fn ray_capsule(o: Vec3, d: Vec3, a: Vec3, b: Vec3, r: f32) -> Option<f32> {
         {
             let along = (o + d * t - a).dot(unit);
             if (0.0..=axis_len_sq.sqrt()).contains(&along) {
-                first = Some(first.map_or(t, |f| f.min(t)));
+                first = sooner(first, Some(t));
             }
         }
     }
@@ -303,20 +311,15 @@ fn ray_rounded_box(o: Vec3, d: Vec3, h: Vec3, r: f32) -> Option<f32> {
     if r <= 0.0 || outside <= 1 {
         return Some(enter);
     }
-    let mut first: Option<f32> = None;
-    let mut keep = |t: Option<f32>| {
-        if let Some(t) = t {
-            first = Some(first.map_or(t, |f| f.min(t)));
-        }
-    };
+    let mut first = None;
     for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-        keep(ray_aabb(o, d, h + axis * r));
+        first = sooner(first, ray_aabb(o, d, h + axis * r));
         // The four edges along `axis`: at the corners of the other two half extents.
         let (u, v) = (axis.yzx(), axis.zxy());
         for (su, sv) in [(1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)] {
             let foot = u * h * su + v * h * sv;
             let half = axis * h;
-            keep(ray_capsule(o, d, foot - half, foot + half, r));
+            first = sooner(first, ray_capsule(o, d, foot - half, foot + half, r));
         }
     }
     first
