@@ -9,7 +9,7 @@ use crate::forces::{SlotAgent, SlotResult};
 use crate::maths::{length, limit_length, unit};
 use crate::obstacles::{
     Avoidance, AvoidanceHold, Layered, ObstacleAvoidance, ObstacleQuery, ObstacleSet, Shape,
-    avoidance_direction,
+    way_round,
 };
 
 /// The crowd's own obstacles, how agents look ahead for them, and the last avoidance pass.
@@ -115,24 +115,28 @@ impl Crowd {
             a.hold_seconds > 0.0
                 && obstacles.is_clear(agent.position, hold.direction, look_ahead, a.cast_radius)
         });
-        let (dir, holdable) = match held {
-            Some(hold) => (hold.direction, true),
-            None => match avoidance_direction(
-                obstacles,
-                agent.position,
-                agent.heading,
-                look_ahead,
-                a,
-                self.space,
-            ) {
-                Some(Avoidance::Clear(dir)) => (dir, true),
-                // Backing away is for this tick only: nothing to hold.
-                Some(Avoidance::Back(dir)) => (dir, false),
-                None => return,
-            },
+        let near;
+        let (dir, holdable, casts): (Vec3, bool, &dyn ObstacleQuery) = match held {
+            Some(hold) => (hold.direction, true, obstacles),
+            None => {
+                let Some(hit) =
+                    obstacles.cast(agent.position, agent.heading, look_ahead, a.cast_radius)
+                else {
+                    return;
+                };
+                // The fan's casts (up to twenty) and the hold's are all from where the agent
+                // stands, no farther and no wider: the shapes they may touch are gathered once.
+                near = obstacles.around(agent.position, look_ahead, a.cast_radius);
+                let (p, heading) = (agent.position, agent.heading);
+                match way_round(&near, p, heading, hit, look_ahead, a, self.space) {
+                    Avoidance::Clear(dir) => (dir, true, &near),
+                    // Backing away is for this tick only: nothing to hold.
+                    Avoidance::Back(dir) => (dir, false, &near),
+                }
+            }
         };
         if a.hold_seconds > 0.0 && holdable {
-            out.hold = Some(self.hold(&agent, result.force, dir, held, look_ahead, obstacles));
+            out.hold = Some(self.hold(&agent, result.force, dir, held, look_ahead, casts));
         }
         let limits = agent.params.params.limits;
         let desired = self.space.flat(dir) * self.turning_speed(&agent);
@@ -173,7 +177,7 @@ impl Crowd {
         dir: Vec3,
         held: Option<AvoidanceHold>,
         look_ahead: f32,
-        obstacles: &Layered,
+        obstacles: &dyn ObstacleQuery,
     ) -> AvoidanceHold {
         let a = &self.avoidance.params;
         let wanted = agent

@@ -190,6 +190,24 @@ impl Avoidance {
     }
 }
 
+impl<T: ObstacleQuery + ?Sized> ObstacleQuery for &T {
+    fn is_empty(&self) -> bool {
+        (**self).is_empty()
+    }
+
+    fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit> {
+        (**self).cast(origin, dir, length, radius)
+    }
+
+    fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
+        (**self).is_clear(origin, dir, length, radius)
+    }
+
+    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
+        (**self).constrain(from, to)
+    }
+}
+
 /// Where an agent at `p` heading along unit `heading` should steer, or `None` when straight
 /// ahead is clear for `look_ahead`. Searches a fan of directions turning away from the obstacle
 /// ahead (on the plane: in the plane), nearest to the heading first, and takes the first clear
@@ -202,8 +220,23 @@ pub fn avoidance_direction(
     params: &ObstacleAvoidance,
     space: Space,
 ) -> Option<Avoidance> {
+    let hit = obstacles.cast(p, heading, look_ahead, params.cast_radius)?;
+    Some(way_round(
+        obstacles, p, heading, hit, look_ahead, params, space,
+    ))
+}
+
+/// The fan search of [`avoidance_direction`] once the cast ahead has `hit`.
+pub(crate) fn way_round(
+    obstacles: &(impl ObstacleQuery + ?Sized),
+    p: Vec3,
+    heading: Vec3,
+    hit: CastHit,
+    look_ahead: f32,
+    params: &ObstacleAvoidance,
+    space: Space,
+) -> Avoidance {
     let r = params.cast_radius;
-    let hit = obstacles.cast(p, heading, look_ahead, r)?;
     let normal = match space {
         Space::Volume => hit.normal,
         Space::Planar => hit.normal.with_z(0.0),
@@ -226,17 +259,18 @@ pub fn avoidance_direction(
         for side in [1.0, -1.0] {
             let dir = rotation(axis, side * step * k as f32) * heading;
             if obstacles.is_clear(p, dir, look_ahead, r) {
-                return Some(Avoidance::Clear(dir));
+                return Avoidance::Clear(dir);
             }
         }
     }
-    Some(Avoidance::Back(normal))
+    Avoidance::Back(normal)
 }
 
-/// The crowd's own obstacles and, if any, a backend's: a cast hits the nearer of the two, and a
-/// move is constrained by each in turn.
-pub(crate) struct Layered<'a> {
-    own: Option<&'a ObstacleSet>,
+/// The crowd's own obstacles (the set, or the part of it [`around`](Layered::around) one
+/// agent) and, if any, a backend's: a cast hits the nearer of the two, and a move is
+/// constrained by each in turn.
+pub(crate) struct Layered<'a, Own = &'a ObstacleSet> {
+    own: Option<Own>,
     other: Option<&'a dyn ObstacleQuery>,
 }
 
@@ -247,15 +281,33 @@ impl<'a> Layered<'a> {
             other: other.filter(|other| !other.is_empty()),
         }
     }
+
+    /// The same obstacles for the casts of a ball of up to `radius` from `origin`, no farther
+    /// than `length`: the own set's shapes that such a cast may touch are gathered once (see
+    /// [`ObstacleSet::around`]), with the same answers.
+    pub(crate) fn around(
+        &self,
+        origin: Vec3,
+        length: f32,
+        radius: f32,
+    ) -> Layered<'a, set::Around<'a>> {
+        Layered {
+            own: self.own.map(|own| own.around(origin, length, radius)),
+            other: self.other,
+        }
+    }
 }
 
-impl ObstacleQuery for Layered<'_> {
+impl<Own: ObstacleQuery> ObstacleQuery for Layered<'_, Own> {
     fn is_empty(&self) -> bool {
         self.own.is_none() && self.other.is_none()
     }
 
     fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit> {
-        let own = self.own.and_then(|o| o.cast(origin, dir, length, radius));
+        let own = self
+            .own
+            .as_ref()
+            .and_then(|o| o.cast(origin, dir, length, radius));
         // Past the own hit nothing matters: cast the other only that far.
         let length = own.map_or(length, |hit| hit.distance);
         let other = self.other.and_then(|o| o.cast(origin, dir, length, radius));
@@ -267,6 +319,7 @@ impl ObstacleQuery for Layered<'_> {
 
     fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
         self.own
+            .as_ref()
             .is_none_or(|o| o.is_clear(origin, dir, length, radius))
             && self
                 .other
@@ -275,7 +328,7 @@ impl ObstacleQuery for Layered<'_> {
 
     fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
         let (mut end, mut normal) = (to, None);
-        if let Some(own) = self.own {
+        if let Some(own) = &self.own {
             (end, normal) = own.constrain(from, end);
         }
         if let Some(other) = self.other {

@@ -220,6 +220,16 @@ impl ObstacleSet {
         }
     }
 
+    /// Calls `visit` with each of the `listed` shapes if given, else as
+    /// [`for_each_near`](Self::for_each_near) does.
+    #[inline]
+    fn visit(&self, p: Vec3, listed: Option<&[u32]>, mut visit: impl FnMut(usize)) {
+        match listed {
+            Some(ids) => ids.iter().for_each(|&id| visit(id as usize)),
+            None => self.for_each_near(p, visit),
+        }
+    }
+
     /// Signed distance from `p` to the nearest obstacle within reach of it (negative inside
     /// one), or `None` when none is that near.
     pub fn distance(&self, p: Vec3) -> Option<f32> {
@@ -231,8 +241,14 @@ impl ObstacleSet {
     /// farther than the nearest so far (by more than [`BALL_SLACK`], for rounding) cannot be
     /// nearer, and is not measured: among a terrain's walls, most are not.
     fn nearest(&self, p: Vec3) -> Option<(f32, Shape)> {
+        self.nearest_among(p, None)
+    }
+
+    /// [`nearest`](Self::nearest), among the `listed` shapes (in their order) when given: every
+    /// one that may be the nearest must be among them.
+    fn nearest_among(&self, p: Vec3, listed: Option<&[u32]>) -> Option<(f32, Shape)> {
         let mut best: Option<(f32, Shape)> = None;
-        self.for_each_near(p, |id| {
+        self.visit(p, listed, |id| {
             let ball = self.balls[id];
             if let Some((b, _)) = best
                 && p.distance(ball.truncate()) - ball.w > b + BALL_SLACK
@@ -254,13 +270,15 @@ impl ObstacleSet {
     /// `radius` (by more than [`BALL_SLACK`]) cannot be touched and is not measured. A way
     /// and ball within the reach of `origin` (every cast of the crowd's avoidance) read one
     /// cell; a longer one reads every cell round the way, or every shape once those would
-    /// outnumber [`MAX_CELLS_PER_CAST`].
+    /// outnumber [`MAX_CELLS_PER_CAST`]. With `listed`, only those shapes are visited, in
+    /// their order: every one the ball may touch must be among them.
     fn first_touch(
         &self,
         origin: Vec3,
         dir: Vec3,
         length: f32,
         radius: f32,
+        listed: Option<&[u32]>,
     ) -> Option<(f32, usize)> {
         let mut best: Option<(f32, usize)> = None;
         let mut touch = |id: usize| {
@@ -277,8 +295,8 @@ impl ObstacleSet {
                 best = Some((t, id));
             }
         };
-        if length + radius <= self.reach + BIN_SLACK {
-            self.for_each_near(origin, touch);
+        if listed.is_some() || length + radius <= self.reach + BIN_SLACK {
+            self.visit(origin, listed, touch);
             return best;
         }
         // Every point within `radius` of the way lies within the reach of a cell the way's
@@ -313,6 +331,57 @@ impl ObstacleSet {
         best
     }
 
+    /// [`ObstacleQuery::cast`], among the `listed` shapes when given (see
+    /// [`first_touch`](Self::first_touch)).
+    fn cast_among(
+        &self,
+        origin: Vec3,
+        dir: Vec3,
+        length: f32,
+        radius: f32,
+        listed: Option<&[u32]>,
+    ) -> Option<CastHit> {
+        let (t, id) = self.first_touch(origin, dir, length, radius + HIT_DISTANCE, listed)?;
+        let contact = origin + dir * t;
+        Some(CastHit {
+            distance: t,
+            normal: self.shapes[id].normal(contact),
+        })
+    }
+
+    /// [`ObstacleQuery::is_clear`], among the `listed` shapes when given (see
+    /// [`first_touch`](Self::first_touch)); a centre on a surface traces the way
+    /// among every shape.
+    fn is_clear_among(
+        &self,
+        origin: Vec3,
+        dir: Vec3,
+        length: f32,
+        radius: f32,
+        listed: Option<&[u32]>,
+    ) -> bool {
+        match self.first_touch(origin, dir, length, radius + HIT_DISTANCE, listed) {
+            None => return true,
+            Some((t, _)) if t > 0.0 => return false,
+            Some(_) => {}
+        }
+        let Some((d, shape)) = self.nearest_among(origin, listed) else {
+            return true;
+        };
+        if dir.dot(shape.normal(origin)) < LEAVING_CONTACT {
+            return false;
+        }
+        let shrunk = d - HIT_DISTANCE;
+        if shrunk > 0.0 {
+            self.first_touch(origin, dir, length, shrunk, listed)
+                .is_none()
+        } else {
+            let hit = d - radius - HIT_DISTANCE;
+            let march = self.march(origin, dir, length, radius, hit, self.reach * 0.1);
+            matches!(march, March::Clear)
+        }
+    }
+
     /// Sphere tracing: steps along `dir` by the distance to the nearest surface (less
     /// `radius`, and at least `min_step`) until within `hit` of it, past `length`, or out of
     /// steps.
@@ -345,6 +414,102 @@ impl ObstacleSet {
     }
 }
 
+/// The most shapes an [`Around`] lists; with more near, it reads the set.
+const MAX_AROUND: usize = 48;
+
+/// The shapes of an [`ObstacleSet`] that a ball of up to a radius, cast from one point no
+/// farther than a length, may touch: gathered once for the several casts an agent makes from
+/// where it stands (the cast ahead, a held direction, up to twenty of a fan), which then read
+/// these few instead of every shape binned near the point. A query from elsewhere, or reaching
+/// farther, reads the set. The answers are the set's, bit for bit: the listed shapes are visited
+/// in the set's order, and those left out lie beyond any way the view answers for.
+pub(crate) struct Around<'a> {
+    set: &'a ObstacleSet,
+    origin: Vec3,
+    length: f32,
+    radius: f32,
+    ids: [u32; MAX_AROUND],
+    /// How many of `ids` are listed, or `None` when more were near (the set answers).
+    listed: Option<usize>,
+}
+
+impl ObstacleSet {
+    /// The view of the shapes a ball of up to `radius` plus the hit distance, cast from
+    /// `origin` no farther than `length`, may touch (see [`Around`]).
+    pub(crate) fn around(&self, origin: Vec3, length: f32, radius: f32) -> Around<'_> {
+        let mut view = Around {
+            set: self,
+            origin,
+            length,
+            radius,
+            ids: [0; MAX_AROUND],
+            listed: None,
+        };
+        if !(origin.is_finite() && length.is_finite() && radius.is_finite())
+            || length + radius + HIT_DISTANCE > self.reach + BIN_SLACK
+        {
+            return view;
+        }
+        // A shape whose ball is farther from `origin` than this is farther than `radius` from
+        // every point of every way the view answers for, by more than the casts' own slack
+        // (and their rounding, which grows with the coordinates).
+        let scale = origin.abs().max_element() + length + radius;
+        let beyond = length + radius + HIT_DISTANCE + 2.0 * BALL_SLACK + scale * 1e-5;
+        let mut count = 0;
+        let mut overflow = false;
+        self.for_each_near(origin, |id| {
+            let ball = self.balls[id];
+            if overflow || origin.distance(ball.truncate()) - ball.w > beyond {
+                return;
+            }
+            if count == MAX_AROUND {
+                overflow = true;
+                return;
+            }
+            view.ids[count] = id as u32;
+            count += 1;
+        });
+        view.listed = (!overflow).then_some(count);
+        view
+    }
+}
+
+impl Around<'_> {
+    /// How many shapes are listed, or `None` when the set answers.
+    #[cfg(test)]
+    pub(crate) fn listed_count(&self) -> Option<usize> {
+        self.listed
+    }
+
+    /// The listed shapes, if they hold every one a query from `origin` of `length` and `radius`
+    /// (the hit distance included) may touch.
+    fn listed_for(&self, origin: Vec3, length: f32, radius: f32) -> Option<&[u32]> {
+        let count = self.listed?;
+        (origin == self.origin && length <= self.length && radius <= self.radius + HIT_DISTANCE)
+            .then(|| &self.ids[..count])
+    }
+}
+
+impl ObstacleQuery for Around<'_> {
+    fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit> {
+        let listed = self.listed_for(origin, length, radius + HIT_DISTANCE);
+        self.set.cast_among(origin, dir, length, radius, listed)
+    }
+
+    fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
+        let listed = self.listed_for(origin, length, radius + HIT_DISTANCE);
+        self.set.is_clear_among(origin, dir, length, radius, listed)
+    }
+
+    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
+        self.set.constrain(from, to)
+    }
+}
+
 impl ObstacleQuery for ObstacleSet {
     fn is_empty(&self) -> bool {
         ObstacleSet::is_empty(self)
@@ -353,12 +518,7 @@ impl ObstacleQuery for ObstacleSet {
     /// Exact: the first touch of the ball grown by a thousandth, against every shape binned
     /// within reach of the way (one cell for a cast within the set's reach).
     fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit> {
-        let (t, id) = self.first_touch(origin, dir, length, radius + HIT_DISTANCE)?;
-        let contact = origin + dir * t;
-        Some(CastHit {
-            distance: t,
-            normal: self.shapes[id].normal(contact),
-        })
+        self.cast_among(origin, dir, length, radius, None)
     }
 
     /// A ball that starts in contact and leaves steeply enough hits only where it comes
@@ -367,25 +527,7 @@ impl ObstacleQuery for ObstacleSet {
     /// stepping at least a tenth of the reach at a time. Only a ball in contact (one that
     /// touches at once) measures its distance to the nearest shape.
     fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
-        match self.first_touch(origin, dir, length, radius + HIT_DISTANCE) {
-            None => return true,
-            Some((t, _)) if t > 0.0 => return false,
-            Some(_) => {}
-        }
-        let Some((d, shape)) = self.nearest(origin) else {
-            return true;
-        };
-        if dir.dot(shape.normal(origin)) < LEAVING_CONTACT {
-            return false;
-        }
-        let shrunk = d - HIT_DISTANCE;
-        if shrunk > 0.0 {
-            self.first_touch(origin, dir, length, shrunk).is_none()
-        } else {
-            let hit = d - radius - HIT_DISTANCE;
-            let march = self.march(origin, dir, length, radius, hit, self.reach * 0.1);
-            matches!(march, March::Clear)
-        }
+        self.is_clear_among(origin, dir, length, radius, None)
     }
 
     fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {

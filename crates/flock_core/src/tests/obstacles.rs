@@ -652,3 +652,96 @@ fn the_set_casts_as_casting_every_shape_does() {
     }
     assert!(hits > 600 && long > 900, "{hits} hits, {long} long casts");
 }
+
+#[test]
+fn the_shapes_gathered_round_an_agent_answer_as_the_set_does() {
+    // Wall tiles in rows (as a terrain's), props, and a cluster of small balls too many to
+    // list: from each origin, the casts of an agent's avoidance (its cast ahead and a fan,
+    // some starting in contact or inside a shape) read the gathered shapes and must answer as
+    // the whole set, bit for bit; so must queries the view does not cover.
+    let mut shapes: Vec<Shape> = super::random_positions(500, 30.0, 91)
+        .into_iter()
+        .map(|c| Shape::Box {
+            centre: (c.truncate().round()).extend(0.0),
+            half_extents: Vec3::new(1.5, 0.5, 0.5),
+            rotation: Quat::IDENTITY,
+        })
+        .collect();
+    shapes.extend(
+        super::random_positions(40, 30.0, 92)
+            .into_iter()
+            .map(|c| Shape::Capsule {
+                a: c.with_z(0.0),
+                b: c.with_z(0.0) + Vec3::new(2.0, 1.0, 0.0),
+                radius: 0.3,
+            }),
+    );
+    shapes.extend((0..80).map(|k| Shape::Sphere {
+        centre: Vec3::new(40.0 + (k % 9) as f32 * 0.3, (k / 9) as f32 * 0.3, 0.0),
+        radius: 0.1,
+    }));
+    let (look_ahead, radius) = (5.0, 0.35);
+    let mut set = ObstacleSet::default();
+    assert_eq!(set.rebuild(shapes.iter().copied(), look_ahead + radius), 0);
+    let layered = crate::obstacles::Layered::new(&set, None);
+    let mut origins = super::random_positions(400, 31.0, 93);
+    origins.extend((0..40).map(|k| Vec3::new(40.0 + k as f32 * 0.07, 1.0, 0.0)));
+    let (mut listed, mut blocked, mut touching) = (0, 0, 0);
+    for (k, &o) in origins.iter().enumerate() {
+        let o = o.with_z(0.0);
+        let length = look_ahead * (0.3 + 0.7 * (k % 5) as f32 / 4.0);
+        let around = layered.around(o, length, radius);
+        listed += usize::from(set.around(o, length, radius).listed_count().is_some());
+        let heading = rotation_z(Vec3::X, k as f32 * 0.7);
+        touching += usize::from(set.distance(o).is_some_and(|d| d <= radius));
+        for step in 0..21 {
+            let d = rotation_z(heading, (step as f32 - 10.0) * 0.25);
+            for (l, r) in [
+                (length, radius),
+                (length * 0.5, radius),
+                (length, radius * 0.5),
+            ] {
+                assert_eq!(
+                    around.cast(o, d, l, r),
+                    set.cast(o, d, l, r),
+                    "cast from {o}"
+                );
+                let clear = set.is_clear(o, d, l, r);
+                assert_eq!(around.is_clear(o, d, l, r), clear, "is_clear from {o}");
+                blocked += usize::from(!clear);
+            }
+            // Not covered: farther, wider, from elsewhere.
+            let elsewhere = o + Vec3::new(0.5, 0.0, 0.0);
+            assert_eq!(
+                around.cast(o, d, length * 1.1, radius),
+                set.cast(o, d, length * 1.1, radius)
+            );
+            assert_eq!(
+                around.is_clear(o, d, length, radius * 2.0),
+                set.is_clear(o, d, length, radius * 2.0)
+            );
+            assert_eq!(
+                around.cast(elsewhere, d, length, radius),
+                set.cast(elsewhere, d, length, radius)
+            );
+        }
+        assert_eq!(
+            around.constrain(o, o + heading),
+            set.constrain(o, o + heading)
+        );
+    }
+    // Most views list their shapes; the cluster's are too many, and the set answers.
+    assert!(
+        listed > 350 && listed < origins.len(),
+        "{listed} of {} listed",
+        origins.len()
+    );
+    assert!(
+        blocked > 2_000 && touching > 20,
+        "{blocked} blocked, {touching} touching"
+    );
+}
+
+fn rotation_z(v: Vec3, angle: f32) -> Vec3 {
+    Quat::from_rotation_z(angle) * v
+}
