@@ -220,13 +220,13 @@ impl ObstacleSet {
         }
     }
 
-    /// Calls `visit` with each of the `listed` shapes if given, else as
-    /// [`for_each_near`](Self::for_each_near) does.
+    /// Calls `each` with the index of each of the `listed` shapes if given, else of every
+    /// shape [`for_each_near`](Self::for_each_near) visits.
     #[inline]
-    fn visit(&self, p: Vec3, listed: Option<&[u32]>, mut visit: impl FnMut(usize)) {
+    fn visit(&self, p: Vec3, listed: Option<&[u32]>, mut each: impl FnMut(usize)) {
         match listed {
-            Some(ids) => ids.iter().for_each(|&id| visit(id as usize)),
-            None => self.for_each_near(p, visit),
+            Some(ids) => ids.iter().for_each(|&id| each(id as usize)),
+            None => self.for_each_near(p, each),
         }
     }
 
