@@ -21,6 +21,8 @@ mod states;
 mod step;
 #[cfg(feature = "pathfinding")]
 mod terrain;
+#[cfg(test)]
+mod testing;
 
 pub use backend::{BuiltInObstacles, ObstacleBackend, ObstacleBackendAppExt};
 pub use components::{

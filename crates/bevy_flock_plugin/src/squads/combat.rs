@@ -329,13 +329,7 @@ mod tests {
     /// reading every enemy; so do all of them for a reach too wide to bin.
     #[test]
     fn binned_enemies_hold_every_one_in_reach() {
-        let mut state = 0x2545_F491_4F6C_DD1D_u64;
-        let mut unit = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut unit = crate::testing::unit_generator(0x2545_F491_4F6C_DD1D);
         let combatant = Combatant {
             team: 1,
             radius: 0.35,

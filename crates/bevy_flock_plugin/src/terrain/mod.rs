@@ -760,16 +760,6 @@ mod tests {
         })
     }
 
-    fn random_unit(seed: u64) -> impl FnMut() -> f32 {
-        let mut state = seed;
-        move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        }
-    }
-
     /// A line that cuts a wall's corner for a twentieth of a tile is blocked by it: sampling it
     /// every quarter tile, as the check once did, stepped over that corner. The line beside it,
     /// past the corner, is clear.
@@ -802,7 +792,7 @@ mod tests {
     /// parallels.
     #[test]
     fn the_tile_walk_finds_every_wall_a_segment_crosses() {
-        let mut unit = random_unit(0x9E37_79B9_7F4A_7C15);
+        let mut unit = crate::testing::unit_generator(0x9E37_79B9_7F4A_7C15);
         let mut blocked = 0;
         for map in 0..20 {
             let size = UVec2::new(4 + map % 7 * 3, 3 + map % 5 * 4);

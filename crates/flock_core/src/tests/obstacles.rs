@@ -590,28 +590,33 @@ fn casts_agree_with_tracing_each_shape_to_the_touch() {
     assert!((60..240).contains(&touches), "{touches} of 300 casts touch");
 }
 
+/// A terrain's wall tiles and a few props on the plane, 30 across: `walls` boxes of
+/// `half_extents` centred on whole coordinates (from `seed`), then `props` capsules (from
+/// `seed + 1`).
+fn walls_and_props(walls: usize, half_extents: Vec3, props: usize, seed: u32) -> Vec<Shape> {
+    let boxes = super::random_positions(walls, 30.0, seed)
+        .into_iter()
+        .map(|c| Shape::Box {
+            centre: (c.truncate().round()).extend(0.0),
+            half_extents,
+            rotation: Quat::IDENTITY,
+        });
+    let capsules = super::random_positions(props, 30.0, seed + 1)
+        .into_iter()
+        .map(|c| Shape::Capsule {
+            a: c.with_z(0.0),
+            b: c.with_z(0.0) + Vec3::new(2.0, 1.0, 0.0),
+            radius: 0.3,
+        });
+    boxes.chain(capsules).collect()
+}
+
 #[test]
 fn the_set_casts_as_casting_every_shape_does() {
     // A terrain's wall tiles and a few props: the set reads one cell for a cast within its
     // reach, the cells round the way for a longer one, and skips shapes whose bounding ball
     // is off the way; none of that may change the touch.
-    let mut shapes: Vec<Shape> = super::random_positions(600, 30.0, 81)
-        .into_iter()
-        .map(|c| Shape::Box {
-            centre: (c.truncate().round()).extend(0.0),
-            half_extents: Vec3::splat(0.5),
-            rotation: Quat::IDENTITY,
-        })
-        .collect();
-    shapes.extend(
-        super::random_positions(60, 30.0, 82)
-            .into_iter()
-            .map(|c| Shape::Capsule {
-                a: c.with_z(0.0),
-                b: c.with_z(0.0) + Vec3::new(2.0, 1.0, 0.0),
-                radius: 0.3,
-            }),
-    );
+    let shapes = walls_and_props(600, Vec3::splat(0.5), 60, 81);
     let reach = 4.0;
     let mut set = ObstacleSet::default();
     assert_eq!(set.rebuild(shapes.iter().copied(), reach), 0);
@@ -659,23 +664,7 @@ fn the_shapes_gathered_round_an_agent_answer_as_the_set_does() {
     // list: from each origin, the casts of an agent's avoidance (its cast ahead and a fan,
     // some starting in contact or inside a shape) read the gathered shapes and must answer as
     // the whole set, bit for bit; so must queries the view does not cover.
-    let mut shapes: Vec<Shape> = super::random_positions(500, 30.0, 91)
-        .into_iter()
-        .map(|c| Shape::Box {
-            centre: (c.truncate().round()).extend(0.0),
-            half_extents: Vec3::new(1.5, 0.5, 0.5),
-            rotation: Quat::IDENTITY,
-        })
-        .collect();
-    shapes.extend(
-        super::random_positions(40, 30.0, 92)
-            .into_iter()
-            .map(|c| Shape::Capsule {
-                a: c.with_z(0.0),
-                b: c.with_z(0.0) + Vec3::new(2.0, 1.0, 0.0),
-                radius: 0.3,
-            }),
-    );
+    let mut shapes = walls_and_props(500, Vec3::new(1.5, 0.5, 0.5), 40, 91);
     shapes.extend((0..80).map(|k| Shape::Sphere {
         centre: Vec3::new(40.0 + (k % 9) as f32 * 0.3, (k / 9) as f32 * 0.3, 0.0),
         radius: 0.1,
