@@ -72,7 +72,7 @@ pub(super) fn keep_standoff(
     units: Query<(Entity, &Combatant, &GlobalTransform)>,
     mut reporter: Reporter,
 ) {
-    let enemies: Vec<(Entity, Combatant, Vec3)> = units
+    let combatants: Vec<(Entity, Combatant, Vec3)> = units
         .iter()
         .filter(|(entity, combatant, ..)| {
             combatant.is_valid() || {
@@ -89,7 +89,7 @@ pub(super) fn keep_standoff(
     // The farthest any unit can react to an enemy from: its standoff plus its braking distance
     // at its speed. Enemies are binned in cells that wide, so that a unit reads only the few
     // cells within its own reach instead of every enemy.
-    let longest_range = enemies
+    let longest_range = combatants
         .iter()
         .filter_map(|(_, enemy, _)| enemy.weapon_range)
         .fold(0.0, f32::max);
@@ -113,20 +113,17 @@ pub(super) fn keep_standoff(
         }
         reaches.push((entity, *unit, transform.translation(), i, reach_of(i, unit)));
     }
-    let bins = EnemyBins::new(&enemies, reaches.iter().map(|r| r.4));
+    let bins = EnemyBins::new(&combatants, reaches.iter().map(|r| r.4));
     let mut near = Vec::new();
     for (entity, unit, position, i, reach) in reaches {
         let limits = sim.crowd().params_of(i).limits;
         let velocity = sim.crowd().velocity(i);
         let mut away = Vec3::ZERO;
         let mut depth: f32 = 0.0;
-        // In the order of `enemies`, as when every enemy was read: the same sums, bit for bit.
-        bins.within(position, reach, &mut near);
+        // In the order of `combatants`, as when every one was read: the same sums, bit for bit.
+        bins.within(position, reach, unit.team, &mut near);
         for &k in &near {
-            let (other, enemy, at) = &enemies[k as usize];
-            if *other == entity || enemy.team == unit.team {
-                continue;
-            }
+            let (_, enemy, at) = &combatants[k as usize];
             let standoff = unit.standoff(enemy);
             let offset = position - *at;
             // Where braking at max force from its closing speed would stop it: it starts
@@ -146,27 +143,37 @@ pub(super) fn keep_standoff(
     }
 }
 
-/// Enemies by cell of a uniform grid, for [`keep_standoff`].
+/// Combatants by cell of a uniform grid, for [`keep_standoff`]: each cell's are sorted by team,
+/// so that a unit reads only other teams' (a squad's own units crowd its cells).
 struct EnemyBins {
     /// Cell side: the largest finite reach of a unit (at least 1), so that a unit reads at most
     /// two cells along each axis.
     cell: f32,
-    cells: HashMap<IVec3, Vec<u32>>,
-    /// Every enemy, for a unit whose reach spans more cells than there are enemies.
-    all: Vec<u32>,
+    /// By cell: `(team, index)` of its combatants, ascending.
+    cells: HashMap<IVec3, Vec<(u32, u32)>>,
+    /// `(team, index)` of every combatant, ascending by index, for a unit whose reach spans
+    /// more cells than there are combatants.
+    all: Vec<(u32, u32)>,
 }
 
 impl EnemyBins {
-    fn new(enemies: &[(Entity, Combatant, Vec3)], reaches: impl Iterator<Item = f32>) -> Self {
+    fn new(combatants: &[(Entity, Combatant, Vec3)], reaches: impl Iterator<Item = f32>) -> Self {
         let cell = reaches.filter(|r| r.is_finite()).fold(1.0, f32::max);
         let mut bins = Self {
             cell,
             cells: HashMap::default(),
-            all: (0..enemies.len() as u32).collect(),
+            all: combatants
+                .iter()
+                .enumerate()
+                .map(|(k, (_, combatant, _))| (combatant.team, k as u32))
+                .collect(),
         };
-        for (k, (_, _, at)) in enemies.iter().enumerate() {
+        for (&entry, (_, _, at)) in bins.all.iter().zip(combatants) {
             let cell = bins.cell_of(*at);
-            bins.cells.entry(cell).or_default().push(k as u32);
+            bins.cells.entry(cell).or_default().push(entry);
+        }
+        for list in bins.cells.values_mut() {
+            list.sort_unstable();
         }
         bins
     }
@@ -175,9 +182,9 @@ impl EnemyBins {
         (p / self.cell).floor().as_ivec3()
     }
 
-    /// Fills `near` with every enemy within `reach` of `position` (and maybe some farther), in
-    /// ascending order.
-    fn within(&self, position: Vec3, reach: f32, near: &mut Vec<u32>) {
+    /// Fills `near` with the index of every combatant not of `team` within `reach` of
+    /// `position` (and maybe some farther), in ascending order.
+    fn within(&self, position: Vec3, reach: f32, team: u32, near: &mut Vec<u32>) {
         near.clear();
         // A little wider than the reach, for the rounding of the cells' bounds.
         let grown = reach * (1.0 + 1e-4) + 1e-3;
@@ -187,15 +194,19 @@ impl EnemyBins {
         );
         let span = (hi.as_i64vec3() - lo.as_i64vec3() + 1).max(I64Vec3::ZERO);
         let cells = span.x.saturating_mul(span.y).saturating_mul(span.z);
+        let others = |&(t, k): &(u32, u32)| (t != team).then_some(k);
         if !grown.is_finite() || !position.is_finite() || cells > self.all.len() as i64 {
-            near.extend_from_slice(&self.all);
+            near.extend(self.all.iter().filter_map(others));
             return;
         }
         for z in lo.z..=hi.z {
             for y in lo.y..=hi.y {
                 for x in lo.x..=hi.x {
-                    if let Some(ids) = self.cells.get(&IVec3::new(x, y, z)) {
-                        near.extend_from_slice(ids);
+                    if let Some(list) = self.cells.get(&IVec3::new(x, y, z)) {
+                        // The team's own run, skipped.
+                        let start = list.partition_point(|&(t, _)| t < team);
+                        let end = start + list[start..].partition_point(|&(t, _)| t == team);
+                        near.extend(list[..start].iter().chain(&list[end..]).map(|&(_, k)| k));
                     }
                 }
             }
@@ -325,42 +336,50 @@ pub(super) fn steer_by_potential_field(
 mod tests {
     use super::*;
 
-    /// Every enemy within reach comes out of the bins, in ascending order, checked against
-    /// reading every enemy; so do all of them for a reach too wide to bin.
+    /// Every combatant of another team within reach comes out of the bins, in ascending order,
+    /// and none of the unit's own team, checked against reading every combatant; so do all of
+    /// the other teams' for a reach too wide to bin.
     #[test]
     fn binned_enemies_hold_every_one_in_reach() {
         let mut unit = crate::testing::unit_generator(0x2545_F491_4F6C_DD1D);
-        let combatant = Combatant {
-            team: 1,
-            radius: 0.35,
-            weapon_range: Some(4.0),
-            sight: 0.0,
-        };
-        let enemies: Vec<(Entity, Combatant, Vec3)> = (0..500)
+        let combatants: Vec<(Entity, Combatant, Vec3)> = (0..500)
             .map(|k| {
                 let at = Vec3::new(unit() * 100.0 - 50.0, unit() * 100.0 - 50.0, 0.0);
+                let combatant = Combatant {
+                    team: (unit() * 4.0) as u32,
+                    radius: 0.35,
+                    weapon_range: Some(4.0),
+                    sight: 0.0,
+                };
                 (Entity::from_raw_u32(k).unwrap(), combatant, at)
             })
             .collect();
-        let bins = EnemyBins::new(&enemies, [5.0, 3.0, f32::INFINITY].into_iter());
+        let bins = EnemyBins::new(&combatants, [5.0, 3.0, f32::INFINITY].into_iter());
         let mut near = Vec::new();
         let mut found = 0;
         for _ in 0..200 {
             let position = Vec3::new(unit() * 120.0 - 60.0, unit() * 120.0 - 60.0, 0.0);
             let reach = unit() * 5.0;
-            bins.within(position, reach, &mut near);
+            let team = (unit() * 4.0) as u32;
+            bins.within(position, reach, team, &mut near);
             assert!(near.is_sorted(), "{near:?}");
-            for (k, (_, _, at)) in enemies.iter().enumerate() {
-                if position.distance(*at) <= reach {
-                    assert!(near.contains(&(k as u32)), "enemy {k} at {at} missed");
+            for (k, (_, combatant, at)) in combatants.iter().enumerate() {
+                let listed = near.contains(&(k as u32));
+                if combatant.team == team {
+                    assert!(!listed, "combatant {k} of the unit's own team {team} read");
+                } else if position.distance(*at) <= reach {
+                    assert!(listed, "enemy {k} at {at} missed");
                     found += 1;
                 }
             }
             // A cell's worth of enemies, not all of them.
-            assert!(near.len() < enemies.len() / 4, "{} read", near.len());
+            assert!(near.len() < combatants.len() / 4, "{} read", near.len());
         }
         assert!(found > 100, "the queries found enemies: {found}");
-        bins.within(Vec3::ZERO, 1e6, &mut near);
-        assert_eq!(near.len(), enemies.len());
+        bins.within(Vec3::ZERO, 1e6, 2, &mut near);
+        let others: Vec<u32> = (0..combatants.len() as u32)
+            .filter(|&k| combatants[k as usize].1.team != 2)
+            .collect();
+        assert_eq!(near, others);
     }
 }
