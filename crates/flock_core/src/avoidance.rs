@@ -3,7 +3,6 @@
 
 use glam::Vec3;
 
-use crate::Crowd;
 use crate::executor::for_each_chunk_mut2;
 use crate::forces::{SlotAgent, SlotResult};
 use crate::maths::{length, limit_length, unit};
@@ -11,6 +10,7 @@ use crate::obstacles::{
     Avoidance, AvoidanceHold, Layered, ObstacleAvoidance, ObstacleQuery, ObstacleSet, Shape,
     way_round,
 };
+use crate::{Crowd, Space};
 
 /// The crowd's own obstacles, how agents look ahead for them, and the last avoidance pass.
 #[derive(Clone, Debug, Default)]
@@ -40,7 +40,11 @@ impl Crowd {
     pub fn set_obstacles(&mut self, shapes: impl IntoIterator<Item = Shape>) -> usize {
         let a = &self.avoidance.params;
         let reach = a.max_look_ahead + a.cast_radius;
-        self.avoidance.obstacles.rebuild(shapes, reach)
+        let obstacles = &mut self.avoidance.obstacles;
+        match self.space {
+            Space::Planar => obstacles.rebuild_on_plane(shapes, reach),
+            Space::Volume => obstacles.rebuild(shapes, reach),
+        }
     }
 
     /// The obstacles of [`set_obstacles`](Self::set_obstacles).

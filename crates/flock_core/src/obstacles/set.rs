@@ -45,6 +45,9 @@ pub struct ObstacleSet {
     /// Shapes too large to bin, checked by everyone inside `bounds`.
     large: Vec<u32>,
     cell_size: f32,
+    /// Whether cells are columns that span every height (see
+    /// [`rebuild_on_plane`](Self::rebuild_on_plane)).
+    columns: bool,
     /// How far from a point every shape is found (see [`ObstacleSet::rebuild`]).
     reach: f32,
     /// Box around every bounded shape, grown by the reach.
@@ -53,6 +56,7 @@ pub struct ObstacleSet {
     /// a rebuild with the same keeps the bins (a terrain's thousands of walls stand still).
     input: Vec<Shape>,
     input_reach: Option<u32>,
+    input_columns: bool,
     skipped: usize,
     /// Where a rebuild's shapes are gathered to compare with the last.
     staging: Vec<Shape>,
@@ -100,26 +104,55 @@ const MAX_CELLS_PER_CAST: i64 = 512;
 impl ObstacleSet {
     /// Bins `shapes` so that every shape within `reach` of a point is found from that point's
     /// cell (a sweep steps `reach` at a time where none is, and a cast within the reach of its
-    /// start reads that one cell). Invalid shapes are skipped; returns
-    /// how many.
+    /// start reads that one cell), in cubes as wide as the reach. Invalid shapes are skipped;
+    /// returns how many.
     pub fn rebuild(&mut self, shapes: impl IntoIterator<Item = Shape>, reach: f32) -> usize {
+        self.rebuild_binned(shapes, reach, false)
+    }
+
+    /// [`rebuild`](Self::rebuild) for queries from a plane (a crowd in
+    /// [`Space::Planar`](crate::Space::Planar)): cells are columns that span every height, half
+    /// the reach wide, so that a cell holds the shapes within the reach of a narrower patch of
+    /// the plane (about two thirds as many as a cube's as wide as the reach), while a shape is
+    /// binned in no more cells. Queries from anywhere get the same answers as from
+    /// [`rebuild`](Self::rebuild)'s cells.
+    pub fn rebuild_on_plane(
+        &mut self,
+        shapes: impl IntoIterator<Item = Shape>,
+        reach: f32,
+    ) -> usize {
+        self.rebuild_binned(shapes, reach, true)
+    }
+
+    /// Bins `shapes` in columns or cubes; skips the binning when they, `reach` and the cells'
+    /// kind are as last time.
+    fn rebuild_binned(
+        &mut self,
+        shapes: impl IntoIterator<Item = Shape>,
+        reach: f32,
+        columns: bool,
+    ) -> usize {
         let mut staging = core::mem::take(&mut self.staging);
         staging.clear();
         staging.extend(shapes);
         // Unchanged obstacles keep their bins: the same result without the binning. (A NaN in
         // a shape makes it unequal to itself, so such a set is simply binned again.)
-        if self.input_reach == Some(reach.to_bits()) && staging == self.input {
+        if self.input_reach == Some(reach.to_bits())
+            && self.input_columns == columns
+            && staging == self.input
+        {
             self.staging = staging;
             return self.skipped;
         }
         self.staging = core::mem::replace(&mut self.input, staging);
         self.input_reach = Some(reach.to_bits());
-        self.skipped = self.bin_input(reach);
+        self.input_columns = columns;
+        self.skipped = self.bin_input(reach, columns);
         self.skipped
     }
 
-    /// Bins the shapes of `self.input`; returns how many were invalid.
-    fn bin_input(&mut self, reach: f32) -> usize {
+    /// Bins the shapes of `self.input` in columns or cubes; returns how many were invalid.
+    fn bin_input(&mut self, reach: f32, columns: bool) -> usize {
         self.shapes.clear();
         self.balls.clear();
         self.unbounded.clear();
@@ -135,7 +168,16 @@ impl ObstacleSet {
         } else {
             1.0
         };
-        self.cell_size = self.reach.max(1.0);
+        // Cells half the reach wide read fewer shapes. On the plane, where a shape's height
+        // takes no cells, a shape spans about as many such columns as it spans cubes the reach
+        // wide; in 3D it would span about four times as many cubes (125 for a small one), too
+        // many to bin again each tick for moving obstacles.
+        self.columns = columns;
+        self.cell_size = if columns {
+            (self.reach * 0.5).max(1.0)
+        } else {
+            self.reach.max(1.0)
+        };
         let mut skipped = 0;
         for k in 0..self.input.len() {
             let shape = self.input[k];
@@ -194,8 +236,15 @@ impl ObstacleSet {
         self.cells.len()
     }
 
+    /// Whether the last rebuild binned the shapes in columns.
+    #[cfg(test)]
+    pub(crate) fn is_binned_in_columns(&self) -> bool {
+        self.columns
+    }
+
     fn cell_of(&self, p: Vec3) -> IVec3 {
-        floor_cell(p / self.cell_size)
+        let cell = floor_cell(p / self.cell_size);
+        if self.columns { cell.with_z(0) } else { cell }
     }
 
     /// Calls `visit` with the index of every shape that may lie within the reach of `p`.

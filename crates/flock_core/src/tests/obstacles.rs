@@ -362,6 +362,53 @@ fn a_rebuild_with_the_same_obstacles_answers_as_before_and_a_changed_one_anew() 
 }
 
 #[test]
+fn on_the_plane_shapes_are_binned_in_columns_that_answer_from_any_height() {
+    let sphere = Shape::Sphere {
+        centre: Vec3::new(3.0, 0.0, 0.0),
+        radius: 1.0,
+    };
+    let mut cubes = ObstacleSet::default();
+    cubes.rebuild([sphere], 6.0);
+    let mut columns = ObstacleSet::default();
+    columns.rebuild_on_plane([sphere], 6.0);
+    // Grown by the reach, the sphere is 14 across: 3 or 4 cubes 6 wide along each axis, 5 or 6
+    // columns 3 wide along x and y, none along z.
+    assert!(
+        (27..=64).contains(&cubes.cell_count()),
+        "{}",
+        cubes.cell_count()
+    );
+    assert!(
+        (25..=36).contains(&columns.cell_count()),
+        "{}",
+        columns.cell_count()
+    );
+    for (p, want) in [
+        (Vec3::ZERO, Some(2.0)),
+        (Vec3::new(3.0, 0.0, 5.0), Some(4.0)),
+        (Vec3::new(3.0, 0.0, -6.5), Some(5.5)),
+        (Vec3::new(3.0, 0.0, 7.5), None),
+    ] {
+        assert_eq!(columns.distance(p), want, "at {p}");
+        assert_eq!(cubes.distance(p), want, "at {p}");
+    }
+    // The same shapes binned the other way are binned anew.
+    cubes.rebuild_on_plane([sphere], 6.0);
+    assert!(cubes.is_binned_in_columns());
+    columns.rebuild([sphere], 6.0);
+    assert!(!columns.is_binned_in_columns());
+}
+
+/// The set of `shapes` binned both ways: in cubes, and in columns for a plane.
+fn binned_both_ways(shapes: &[Shape], reach: f32) -> [ObstacleSet; 2] {
+    let mut cubes = ObstacleSet::default();
+    assert_eq!(cubes.rebuild(shapes.iter().copied(), reach), 0);
+    let mut columns = ObstacleSet::default();
+    assert_eq!(columns.rebuild_on_plane(shapes.iter().copied(), reach), 0);
+    [cubes, columns]
+}
+
+#[test]
 fn cells_emptied_by_a_rebuild_find_nothing_and_are_dropped_once_they_pile_up() {
     let sphere = |x: f32| Shape::Sphere {
         centre: Vec3::new(x, 0.0, 0.0),
@@ -410,8 +457,18 @@ fn the_set_measures_the_nearest_shape_as_reading_every_shape_does() {
         })
         .collect();
     let reach = 4.0;
-    let mut set = ObstacleSet::default();
-    assert_eq!(set.rebuild(shapes.iter().copied(), reach), 0);
+    for set in binned_both_ways(&shapes, reach) {
+        let near = measured_as_every_shape(&set, &shapes, reach);
+        assert!(
+            near > 500,
+            "about half the points are within reach of a shape: {near}"
+        );
+    }
+}
+
+/// Checks the nearest shape `set` measures from 2,000 points in 3D against measuring every one
+/// of `shapes`; returns how many points were within `reach` of one.
+fn measured_as_every_shape(set: &ObstacleSet, shapes: &[Shape], reach: f32) -> usize {
     let mut near = 0;
     for p in super::random_positions(2_000, 32.0, 63) {
         // The set keeps each shape normalised (a unit rotation): measure those.
@@ -427,10 +484,7 @@ fn the_set_measures_the_nearest_shape_as_reading_every_shape_does() {
             assert!(d >= every && d > reach, "at {p}: {d} against {every}");
         }
     }
-    assert!(
-        near > 500,
-        "about half the points are within reach of a shape: {near}"
-    );
+    near
 }
 
 /// Where a ball of `radius` first touches `shape`, by sphere tracing with no limit on the
@@ -618,8 +672,6 @@ fn the_set_casts_as_casting_every_shape_does() {
     // is off the way; none of that may change the touch.
     let shapes = walls_and_props(600, Vec3::splat(0.5), 60, 81);
     let reach = 4.0;
-    let mut set = ObstacleSet::default();
-    assert_eq!(set.rebuild(shapes.iter().copied(), reach), 0);
     let every = |o: Vec3, d: Vec3, length: f32, radius: f32| {
         let grown = radius + crate::obstacles::set::HIT_DISTANCE;
         let mut best: Option<(f32, Shape)> = None;
@@ -634,28 +686,30 @@ fn the_set_casts_as_casting_every_shape_does() {
     };
     let origins = super::random_positions(1_500, 31.0, 83);
     let dirs = super::random_positions(1_500, 1.0, 84);
-    let (mut hits, mut long) = (0, 0);
-    for (k, (&o, &d)) in origins.iter().zip(&dirs).enumerate() {
-        let o = o.with_z(0.0);
-        let Some(d) = d.with_z(0.0).try_normalize() else {
-            continue;
-        };
-        // Within the reach, beyond it, and far beyond it (more cells than are read).
-        let (length, radius) = match k % 3 {
-            0 => (3.0, 0.35),
-            1 => (9.0, 0.35),
-            _ => (40.0, 5.0),
-        };
-        long += usize::from(length + radius > reach);
-        let want = every(o, d, length, radius);
-        let got = set.cast(o, d, length, radius).map(|hit| hit.distance);
-        assert_eq!(
-            got, want,
-            "from {o} along {d} for {length}, radius {radius}"
-        );
-        hits += usize::from(got.is_some());
+    for set in binned_both_ways(&shapes, reach) {
+        let (mut hits, mut long) = (0, 0);
+        for (k, (&o, &d)) in origins.iter().zip(&dirs).enumerate() {
+            let o = o.with_z(0.0);
+            let Some(d) = d.with_z(0.0).try_normalize() else {
+                continue;
+            };
+            // Within the reach, beyond it, and far beyond it (more cells than are read).
+            let (length, radius) = match k % 3 {
+                0 => (3.0, 0.35),
+                1 => (9.0, 0.35),
+                _ => (40.0, 5.0),
+            };
+            long += usize::from(length + radius > reach);
+            let want = every(o, d, length, radius);
+            let got = set.cast(o, d, length, radius).map(|hit| hit.distance);
+            assert_eq!(
+                got, want,
+                "from {o} along {d} for {length}, radius {radius}"
+            );
+            hits += usize::from(got.is_some());
+        }
+        assert!(hits > 600 && long > 900, "{hits} hits, {long} long casts");
     }
-    assert!(hits > 600 && long > 900, "{hits} hits, {long} long casts");
 }
 
 #[test]
@@ -670,9 +724,15 @@ fn the_shapes_gathered_round_an_agent_answer_as_the_set_does() {
         radius: 0.1,
     }));
     let (look_ahead, radius) = (5.0, 0.35);
-    let mut set = ObstacleSet::default();
-    assert_eq!(set.rebuild(shapes.iter().copied(), look_ahead + radius), 0);
-    let layered = crate::obstacles::Layered::new(&set, None);
+    for set in binned_both_ways(&shapes, look_ahead + radius) {
+        answers_as_gathered(&set, look_ahead, radius);
+    }
+}
+
+/// Checks that the views gathered round 440 origins in `set` answer an agent's casts, and
+/// those they do not cover, as `set` does.
+fn answers_as_gathered(set: &ObstacleSet, look_ahead: f32, radius: f32) {
+    let layered = crate::obstacles::Layered::new(set, None);
     let mut origins = super::random_positions(400, 31.0, 93);
     origins.extend((0..40).map(|k| Vec3::new(40.0 + k as f32 * 0.07, 1.0, 0.0)));
     let (mut listed, mut blocked, mut touching) = (0, 0, 0);
