@@ -114,33 +114,43 @@ impl Crowd {
         }
         let a = &self.avoidance.params;
         let look_ahead = self.look_ahead(&agent);
+        let (p, heading, r) = (agent.position, agent.heading, a.cast_radius);
+        // Every cast below is from where the agent stands, no farther and no wider: an agent
+        // that casts more than once (one holding a direction checks it and the way it wants to
+        // go; one blocked ahead casts a fan of up to twenty) gathers the shapes they may touch
+        // first, and reads those few instead of every shape binned near it.
+        let mut near = None;
         // A held direction is kept while it stays clear.
         let held = self.agents.extras.hold(agent.index).filter(|hold| {
             a.hold_seconds > 0.0
-                && obstacles.is_clear(agent.position, hold.direction, look_ahead, a.cast_radius)
+                && near
+                    .get_or_insert_with(|| obstacles.around(p, look_ahead, r))
+                    .is_clear(p, hold.direction, look_ahead, r)
         });
-        let near;
-        let (dir, holdable, casts): (Vec3, bool, &dyn ObstacleQuery) = match held {
-            Some(hold) => (hold.direction, true, obstacles),
+        let (dir, holdable) = match held {
+            Some(hold) => (hold.direction, true),
             None => {
-                let Some(hit) =
-                    obstacles.cast(agent.position, agent.heading, look_ahead, a.cast_radius)
-                else {
+                // Most agents' way ahead is clear: they gather nothing.
+                let ahead = match &near {
+                    Some(near) => near.cast(p, heading, look_ahead, r),
+                    None => obstacles.cast(p, heading, look_ahead, r),
+                };
+                let Some(hit) = ahead else {
                     return;
                 };
-                // The fan's casts (up to twenty) and the hold's are all from where the agent
-                // stands, no farther and no wider: the shapes they may touch are gathered once.
-                near = obstacles.around(agent.position, look_ahead, a.cast_radius);
-                let (p, heading) = (agent.position, agent.heading);
-                match way_round(&near, p, heading, hit, look_ahead, a, self.space) {
-                    Avoidance::Clear(dir) => (dir, true, &near),
+                let near = near.get_or_insert_with(|| obstacles.around(p, look_ahead, r));
+                match way_round(near, p, heading, hit, look_ahead, a, self.space) {
+                    Avoidance::Clear(dir) => (dir, true),
                     // Backing away is for this tick only: nothing to hold.
-                    Avoidance::Back(dir) => (dir, false, &near),
+                    Avoidance::Back(dir) => (dir, false),
                 }
             }
         };
-        if a.hold_seconds > 0.0 && holdable {
-            out.hold = Some(self.hold(&agent, result.force, dir, held, look_ahead, casts));
+        if a.hold_seconds > 0.0
+            && holdable
+            && let Some(near) = &near
+        {
+            out.hold = Some(self.hold(&agent, result.force, dir, held, look_ahead, near));
         }
         let limits = agent.params.params.limits;
         let desired = self.space.flat(dir) * self.turning_speed(&agent);

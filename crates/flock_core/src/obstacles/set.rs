@@ -313,6 +313,24 @@ impl ObstacleSet {
         best
     }
 
+    /// Whether every shape near `p` is farther from it than `bound` (when none is near, whether
+    /// the reach is): whether [`nearest`](Self::nearest)'s distance (or the reach) exceeds
+    /// `bound`, measuring only the shapes whose balls are within `bound` (by
+    /// [`BALL_SLACK`]), most often none. A NaN is never clear.
+    pub(crate) fn is_clear_round(&self, p: Vec3, bound: f32) -> bool {
+        let (mut near, mut clear) = (false, true);
+        self.for_each_near(p, |id| {
+            near = true;
+            let ball = self.balls[id];
+            // False for a NaN: such a shape is measured, and is not clear.
+            let beyond = p.distance(ball.truncate()) - ball.w > bound + BALL_SLACK;
+            if clear && !beyond {
+                clear = self.shapes[id].distance(p) > bound;
+            }
+        });
+        if near { clear } else { self.reach > bound }
+    }
+
     /// The first shape a ball of `radius` moving from `origin` along unit `dir` touches within
     /// `length`, and how far it went (0 if it starts touching), the first of equals in the
     /// order shapes are visited. A shape whose bounding ball lies farther from the way than
@@ -587,10 +605,9 @@ impl ObstacleQuery for ObstacleSet {
         let mut end = to;
         let travel = to - from;
         let length = travel.length();
-        // Nothing is nearer than the clearance at the start (at least the reach when no shape
-        // is near), so a shorter move is free.
-        let clearance = self.nearest(from).map_or(self.reach, |(d, _)| d);
-        if length + SKIN < clearance {
+        // A move shorter than the gap to every shape near its start (the reach when none is
+        // near) is free.
+        if self.is_clear_round(from, length + SKIN) {
             return (to, None);
         }
         // A sweep that runs out of steps is grazing a surface: it stops there too (going on

@@ -476,6 +476,16 @@ fn measured_as_every_shape(set: &ObstacleSet, shapes: &[Shape], reach: f32) -> u
             .iter()
             .map(|s| s.normalized().distance(p))
             .fold(f32::INFINITY, f32::min);
+        // The free-move check measures only the shapes that near: it must agree with the
+        // nearest distance (the reach where no shape is near), bounds on the distance included.
+        let gap = set.distance(p).unwrap_or(reach);
+        for bound in [0.0, 0.05, 0.5, every, gap, gap - 1e-6, reach, f32::NAN] {
+            assert_eq!(
+                set.is_clear_round(p, bound),
+                gap > bound,
+                "at {p} within {bound}"
+            );
+        }
         // Within reach the set answers exactly; beyond it, it may name any shape that far.
         if every <= reach {
             assert_eq!(set.distance(p), Some(every), "at {p}");
