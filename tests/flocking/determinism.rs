@@ -100,7 +100,7 @@ fn run_mixed_scene(parallel_chunk_size: usize) -> u64 {
     let mut app = create_test_app(FlockingPlugins::default());
     app.world_mut()
         .resource_mut::<FlockingConfig>()
-        .parallel_chunk_size = parallel_chunk_size;
+        .parallel_chunk_size = Some(parallel_chunk_size);
     app.add_systems(FixedUpdate, move_bait.in_set(FlockingSystems::First));
     let agents = mixed_scene(&mut app);
     run_ticks(&mut app, TICKS / 2);

@@ -95,7 +95,7 @@ fn the_chunked_force_pass_gives_the_serial_result() {
         let mut app = create_test_app(FlockingPlugins::default());
         app.world_mut()
             .resource_mut::<FlockingConfig>()
-            .parallel_chunk_size = chunk;
+            .parallel_chunk_size = Some(chunk);
         let mut rng = Rng::new(42);
         for _ in 0..2_000 {
             let p = rng.in_cube(10.0);

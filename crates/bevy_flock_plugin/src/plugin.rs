@@ -214,15 +214,17 @@ pub struct FlockingConfig {
     pub max_timestep: Duration,
     /// Whether the plugin turns agents to face their velocity.
     pub orient_to_velocity: bool,
-    /// Agents per task of the parallel passes (gathering into cell order, forces,
-    /// integration) on Bevy's compute task pool. Crowds no larger than one chunk run on the
-    /// calling thread, where spreading the work would cost more than it saves. The result is
+    /// Agents per task of the parallel passes (gathering into cell order, forces, avoidance,
+    /// integration) on Bevy's compute task pool, or `None` (the default) to split each pass
+    /// into a task per thread of the pool, of at least 128 agents (a crowd of up to 128 is one
+    /// task, run on the calling thread, where spreading the work would cost more than it
+    /// saves) and at most 1,024. `Some(usize::MAX)` runs every pass as one task. The result is
     /// the same for any value.
     ///
     /// The chunks run on Bevy's compute task pool, whose size `TaskPoolPlugin` sets: its
     /// default split leaves the compute pool a single thread on a 2-core machine, where this
     /// pass then gains nothing; from 4 cores on it has several.
-    pub parallel_chunk_size: usize,
+    pub parallel_chunk_size: Option<usize>,
     /// How agents look ahead for obstacles.
     pub avoidance: ObstacleAvoidance,
     /// Seed of the random noise ([`FlockWeights::noise`]) and wander: the same seed, spawn
@@ -260,7 +262,7 @@ impl Default for FlockingConfig {
         Self {
             max_timestep: Duration::from_millis(100),
             orient_to_velocity: true,
-            parallel_chunk_size: 1024,
+            parallel_chunk_size: None,
             avoidance: ObstacleAvoidance::default(),
             seed: 0,
             level_of_detail: None,

@@ -16,8 +16,15 @@ use crate::{Agent, AgentStuck, FlockingConfig, SteeringState, Target, TargetReac
 
 /// Runs the crowd's per-agent passes in chunks on Bevy's compute task pool.
 pub(crate) struct TaskPoolExecutor {
-    chunk_size: usize,
+    chunk_size: Option<usize>,
 }
+
+/// The fewest agents a task is given when a pass is split a task per thread of the pool: for
+/// fewer, waking a thread costs about what its share of the work saves.
+const MIN_TASK_AGENTS: usize = 128;
+/// The most agents a task is given when a pass is split a task per thread of the pool: more,
+/// smaller tasks even out threads that the rest of the app keeps busy.
+const MAX_TASK_AGENTS: usize = 1024;
 
 impl TaskPoolExecutor {
     /// Chunks of [`FlockingConfig::parallel_chunk_size`] agents.
@@ -29,8 +36,16 @@ impl TaskPoolExecutor {
 }
 
 impl ChunkExecutor for TaskPoolExecutor {
-    fn chunk_len(&self, _len: usize) -> usize {
-        self.chunk_size.max(1)
+    /// The chunk size if set; else a task per thread of the compute pool, of
+    /// [`MIN_TASK_AGENTS`] to [`MAX_TASK_AGENTS`]: a crowd of 1,024 (RTS units, whose obstacle
+    /// casts make each agent costly) is shared among the threads too.
+    fn chunk_len(&self, len: usize) -> usize {
+        let size = self.chunk_size.unwrap_or_else(|| {
+            let threads = ComputeTaskPool::get_or_init(TaskPool::default).thread_num();
+            len.div_ceil(threads.max(1))
+                .clamp(MIN_TASK_AGENTS, MAX_TASK_AGENTS)
+        });
+        size.max(1)
     }
 
     fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {

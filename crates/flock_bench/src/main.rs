@@ -541,10 +541,10 @@ fn plugin_app(space: Space, cores: usize) -> App {
 fn bench_plugin(workload: &Workload, threads: usize, cores: usize, ticks: usize) -> Row {
     let mut app = plugin_app(workload.space, cores);
     if threads == 1 {
-        // Otherwise the plugin's default chunk size, as a game gets it.
+        // Otherwise the plugin's default split, as a game gets it.
         app.world_mut()
             .resource_mut::<FlockingConfig>()
-            .parallel_chunk_size = usize::MAX;
+            .parallel_chunk_size = Some(usize::MAX);
     }
     workload.spawn_agents(&mut app);
     app.finish();
