@@ -414,18 +414,25 @@ fn cells_emptied_by_a_rebuild_find_nothing_and_are_dropped_once_they_pile_up() {
         centre: Vec3::new(x, 0.0, 0.0),
         radius: 1.0,
     };
-    let mut set = ObstacleSet::default();
-    set.rebuild([sphere(0.0)], 2.0);
-    assert_eq!(set.distance(Vec3::new(2.0, 0.0, 0.0)), Some(1.0));
-    // Moved far away: its old cells are empty, and nothing is found there.
-    set.rebuild([sphere(1_000.0)], 2.0);
-    assert_eq!(set.distance(Vec3::new(2.0, 0.0, 0.0)), None);
-    assert_eq!(set.distance(Vec3::new(1_002.0, 0.0, 0.0)), Some(1.0));
-    // A sphere wandering across the world leaves at most a bounded pile of empty cells.
-    for step in 0..5_000 {
-        set.rebuild([sphere(step as f32 * 10.0)], 2.0);
+    // In cubes and in columns.
+    for on_plane in [false, true] {
+        let mut set = ObstacleSet::default();
+        let rebuild = |set: &mut ObstacleSet, x: f32| match on_plane {
+            false => set.rebuild([sphere(x)], 2.0),
+            true => set.rebuild_on_plane([sphere(x)], 2.0),
+        };
+        rebuild(&mut set, 0.0);
+        assert_eq!(set.distance(Vec3::new(2.0, 0.0, 0.0)), Some(1.0));
+        // Moved far away: its old cells are empty, and nothing is found there.
+        rebuild(&mut set, 1_000.0);
+        assert_eq!(set.distance(Vec3::new(2.0, 0.0, 0.0)), None);
+        assert_eq!(set.distance(Vec3::new(1_002.0, 0.0, 0.0)), Some(1.0));
+        // A sphere wandering across the world leaves at most a bounded pile of empty cells.
+        for step in 0..5_000 {
+            rebuild(&mut set, step as f32 * 10.0);
+        }
+        assert!(set.cell_count() < 2_000, "{} cells kept", set.cell_count());
     }
-    assert!(set.cell_count() < 2_000, "{} cells kept", set.cell_count());
 }
 
 #[test]
