@@ -22,8 +22,9 @@ pub(crate) struct TaskPoolExecutor {
 /// The fewest agents a task is given when a pass is split a task per thread of the pool: for
 /// fewer, waking a thread costs about what its share of the work saves.
 const MIN_TASK_AGENTS: usize = 128;
-/// The most agents a task is given when a pass is split a task per thread of the pool: more,
-/// smaller tasks even out threads that the rest of the app keeps busy.
+/// The most agents a task is given when a pass is split a task per thread of the pool, the
+/// fixed chunk size before the split adapted: at 10,000 and 100,000 agents on 2 threads, tasks
+/// of this size measured the same as one per thread, and smaller ones (256) slower.
 const MAX_TASK_AGENTS: usize = 1024;
 
 impl TaskPoolExecutor {
