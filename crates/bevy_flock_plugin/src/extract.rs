@@ -109,14 +109,15 @@ pub(crate) fn extract_agents(
     let started = Instant::now();
     let sim = &mut *sim;
     let mut fallback: Option<ParamsId> = None;
-    // Agents of one flock usually come in a row: look their flock up once per run.
-    let mut last_flock: Option<(Entity, Option<FlockEntry>)> = None;
+    // Agents of one flock usually come in a row: look their flock up once per run (its number
+    // and parameter set only: its tuning is large, and read only for agents that override it).
+    let mut last_flock: Option<(Entity, Option<(u32, ParamsId)>)> = None;
     for agent in &agents {
         let flock_entity = agent.flock.map_or(default_flock.0, |f| f.0);
         let entry = match last_flock {
             Some((entity, entry)) if entity == flock_entity => entry,
             _ => {
-                let entry = sim.flocks.get(&flock_entity).copied();
+                let entry = sim.flocks.get(&flock_entity).map(|e| (e.number, e.params));
                 last_flock = Some((flock_entity, entry));
                 entry
             }
@@ -163,19 +164,19 @@ pub(crate) fn extract_agents(
     sim.step_time += started.elapsed();
 }
 
-/// `agent`'s flock number and parameter set: its flock's (`entry`, of `flock_entity`), or,
-/// where it overrides part of its flock's tuning, a set of its own; the defaults (created once,
-/// in `fallback`) for an agent whose flock is not a [`Flock`].
+/// `agent`'s flock number and parameter set: its flock's (`flock`, the number and set of
+/// `flock_entity`), or, where it overrides part of its flock's tuning, a set of its own; the
+/// defaults (created once, in `fallback`) for an agent whose flock is not a [`Flock`].
 #[inline]
 fn agent_params(
     sim: &mut FlockSimulation,
     agent: &AgentDataItem,
     flock_entity: Entity,
-    entry: Option<FlockEntry>,
+    flock: Option<(u32, ParamsId)>,
     fallback: &mut Option<ParamsId>,
     reporter: &mut Reporter,
 ) -> (u32, ParamsId) {
-    let Some(entry) = entry else {
+    let Some((number, params)) = flock else {
         reporter.warn_once(
             flock_entity,
             "not a flock",
@@ -189,8 +190,23 @@ fn agent_params(
         return (u32::MAX, id);
     };
     if !agent.overrides() {
-        return (entry.number, entry.params);
+        return (number, params);
     }
+    (number, own_params(sim, agent, flock_entity, reporter))
+}
+
+/// The parameter set of `agent`, which overrides part of the tuning of its flock
+/// `flock_entity`: added to the crowd, its corrections reported once.
+#[cold]
+fn own_params(
+    sim: &mut FlockSimulation,
+    agent: &AgentDataItem,
+    flock_entity: Entity,
+    reporter: &mut Reporter,
+) -> ParamsId {
+    let Some(entry) = sim.flocks.get(&flock_entity) else {
+        return ParamsId(u32::MAX);
+    };
     let own = FlockTuning {
         weights: agent.weights.copied().unwrap_or(entry.tuning.weights),
         limits: agent.limits.copied().unwrap_or(entry.tuning.limits),
@@ -199,7 +215,7 @@ fn agent_params(
     };
     let (own, corrections) = own.sanitized();
     reporter.report(agent.entity, &corrections);
-    (entry.number, sim.crowd_mut().add_params(own))
+    sim.crowd_mut().add_params(own)
 }
 
 /// The point `agent` seeks and, for a [`Target::Pursue`] of a moving entity, that entity's
