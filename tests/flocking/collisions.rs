@@ -163,7 +163,7 @@ fn solid_agents_swap_across_a_circle_without_overlap() {
 }
 
 #[test]
-fn reciprocal_agents_swap_across_a_circle_with_little_overlap() {
+fn reciprocal_agents_swap_across_a_circle_without_overlap() {
     let diameter = Perception::default().collision_distance;
     let (closest, arrived) = circle_swap(
         FlockingPlugins::default().planar(),
@@ -171,9 +171,10 @@ fn reciprocal_agents_swap_across_a_circle_with_little_overlap() {
         (8, 6.0, 2_000),
     );
     assert!(arrived, "not every agent arrived");
-    // Overlaps of at most a tenth of the radius, where the crowd leaves no room.
+    // No overlap deeper than 1% of the body radius: the program keeps a margin for what a
+    // crowd that leaves no room gives away.
     assert!(
-        closest >= diameter - 0.1 * diameter / 2.0,
+        closest >= diameter - 0.01 * diameter / 2.0,
         "centres came {closest} apart"
     );
 }

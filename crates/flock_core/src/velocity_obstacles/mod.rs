@@ -20,6 +20,17 @@
 //! ([`yielding_share`]), a blocked agent steps to its right, and a tiny seeded nudge breaks
 //! exact symmetry (see `Crowd::goal`).
 //!
+//! The paper's guarantee holds only while every program is feasible and every neighbour does
+//! its part; in a crowd neither is sure (a dense crowd leaves no allowed velocity, and a
+//! neighbour that has ten others nearer does not see the agent at all), and each miss lets
+//! bodies overlap. So for reciprocal agents the program allows for both ([`as_programmed`]):
+//! it keeps bodies [`MARGIN`] of their summed radii further apart than they are, and each
+//! agent takes twice its share of a manoeuvre, at most all of it. On the standard scenarios
+//! (circle swaps of 100 and 1,000, two crossing streams of 500, a bottleneck of 200) this took
+//! the most pairs overlapping at once from 57-629 to 0-11 and everyone still arrives, though
+//! later at the door, and a dense crowd swapping places jams more (see the crowd scenarios in
+//! BENCHMARKS.md).
+//!
 //! [`VelocityObstacles::Solid`](crate::VelocityObstacles::Solid) agents also get a contact
 //! bound per neighbour near enough to touch within the tick, never relaxed ([`contact`]): each
 //! closes at most its share of the gap between their bodies, which standing still always
@@ -53,6 +64,14 @@ use crate::{Crowd, Space};
 /// Each agent avoids at most this many neighbours, the nearest (as in the RVO2 library's
 /// examples): further ones sit behind them, and the linear program's work grows with the count.
 pub const MOST_AGENTS_AVOIDED: usize = 10;
+
+/// How much further apart than their summed radii the program keeps two bodies, as a share of
+/// those radii: room for what an infeasible program or a neighbour that does not reciprocate
+/// gives away. (The contact bounds of `Solid` agents keep to the bodies themselves.)
+const MARGIN: f32 = 0.05;
+/// How many times its share of a manoeuvre an agent takes in the program (at most all of it),
+/// in case its neighbour does not take its own.
+const SHARE_TAKEN: f32 = 2.0;
 
 /// The most obstacle surfaces or walls a velocity is bounded by: a corner's three.
 const MOST_SURFACES: usize = 3;
@@ -226,7 +245,7 @@ impl Crowd {
             scratch.bounds.extend(contacts);
         }
         let goal = self.goal(agent.index as usize, preferred, velocity, max_speed);
-        let mut chosen = self.solve(velocity, goal, max_speed, dt, scratch);
+        let mut chosen = self.solve(velocity, goal, max_speed, dt, solid, scratch);
         // A velocity into an obstacle or a wall would be cut short there and slide along it,
         // off the course the program chose and perhaps into a neighbour: bound it too, and
         // choose again (up to a corner's three surfaces).
@@ -238,7 +257,7 @@ impl Crowd {
                 break;
             };
             scratch.bounds.push(bound);
-            chosen = self.solve(velocity, goal, max_speed, dt, scratch);
+            chosen = self.solve(velocity, goal, max_speed, dt, solid, scratch);
         }
         // The program keeps within the max speed; rounding at extreme values may not.
         if chosen.is_finite() {
@@ -250,7 +269,8 @@ impl Crowd {
 
     /// The velocity nearest `goal`, within `max_speed`, that keeps to `scratch.bounds` and as
     /// well as it can to the velocity obstacles of `scratch.encounters`, for an agent moving
-    /// at `velocity`.
+    /// at `velocity`: as they are for a `solid` one (its contact bounds keep bodies apart),
+    /// [`as_programmed`] for a reciprocal one.
     #[inline]
     fn solve(
         &self,
@@ -258,9 +278,11 @@ impl Crowd {
         goal: Vec3,
         max_speed: f32,
         dt: f32,
+        solid: bool,
         scratch: &mut Scratch,
     ) -> Vec3 {
         let fixed = scratch.bounds.len();
+        let programmed = |e: &Encounter<Vec3>| if solid { *e } else { as_programmed(e) };
         match self.space {
             Space::Planar => {
                 let flat = |v: Vec3| v.truncate();
@@ -273,6 +295,7 @@ impl Crowd {
                         .map(|&(n, bound)| planar::HalfPlane::at_most(flat(n), bound)),
                 );
                 lines.extend(scratch.encounters.iter().map(|e| {
+                    let e = programmed(e);
                     let e = Encounter {
                         offset: flat(e.offset),
                         velocity: flat(e.velocity),
@@ -305,7 +328,7 @@ impl Crowd {
                     scratch
                         .encounters
                         .iter()
-                        .map(|e| volume::half_space(e, velocity, dt)),
+                        .map(|e| volume::half_space(&programmed(e), velocity, dt)),
                 );
                 volume::solve(
                     spaces,
@@ -450,6 +473,17 @@ pub(crate) fn contact(e: &Encounter<Vec3>, dt: f32, max_speed: f32) -> Option<(V
         gap / dt + n.dot(e.velocity)
     };
     (bound < max_speed).then_some((n, bound))
+}
+
+/// The encounter `e` as the linear program takes it: bodies [`MARGIN`] larger, and
+/// [`SHARE_TAKEN`] times the agent's share of the manoeuvre, at most all of it.
+#[inline]
+pub(crate) fn as_programmed(e: &Encounter<Vec3>) -> Encounter<Vec3> {
+    Encounter {
+        radius: e.radius * (1.0 + MARGIN),
+        share: (e.share * SHARE_TAKEN).min(1.0),
+        ..*e
+    }
 }
 
 /// Inserts `candidate` into `near`, kept sorted nearest first (ties by slot), when it is among
