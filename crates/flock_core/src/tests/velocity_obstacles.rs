@@ -1117,9 +1117,10 @@ fn crowd_tuning(mode: VelocityObstacles) -> FlockTuning {
 
 /// A hundred agents in a block squeeze through a door 2 wide (under three bodies) in a wall:
 /// with `Reciprocal` all of them pass (measured: in 157 s of 64 Hz ticks, 88 s before the
-/// program kept its margin and larger shares), none through the wall; `Solid` bodies never overlap even against the door's sides (the wall bounds the
-/// velocity like a neighbour does, so the move is never cut short and slid into someone), but
-/// they jam (measured: 53 through in two minutes).
+/// program kept its margin and larger shares), none through the wall; `Solid` bodies never
+/// overlap even against the door's sides (the wall bounds the velocity like a neighbour does,
+/// so the move is never cut short and slid into someone), but they jam (measured: 53 through
+/// in two minutes).
 #[test]
 fn a_crowd_passes_a_door() {
     let dt = 1.0 / 64.0;
