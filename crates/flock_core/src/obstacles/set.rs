@@ -56,7 +56,6 @@ pub struct ObstacleSet {
     /// a rebuild with the same keeps the bins (a terrain's thousands of walls stand still).
     input: Vec<Shape>,
     input_reach: Option<u32>,
-    input_columns: bool,
     skipped: usize,
     /// Where a rebuild's shapes are gathered to compare with the last.
     staging: Vec<Shape>,
@@ -138,7 +137,7 @@ impl ObstacleSet {
         // Unchanged obstacles keep their bins: the same result without the binning. (A NaN in
         // a shape makes it unequal to itself, so such a set is simply binned again.)
         if self.input_reach == Some(reach.to_bits())
-            && self.input_columns == columns
+            && self.columns == columns
             && staging == self.input
         {
             self.staging = staging;
@@ -146,7 +145,6 @@ impl ObstacleSet {
         }
         self.staging = core::mem::replace(&mut self.input, staging);
         self.input_reach = Some(reach.to_bits());
-        self.input_columns = columns;
         self.skipped = self.bin_input(reach, columns);
         self.skipped
     }
