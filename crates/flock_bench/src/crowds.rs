@@ -437,8 +437,13 @@ pub fn measure(ticks: usize, rounds: usize) -> (Vec<CrowdRow>, Vec<CostRow>) {
             rows.push(row);
         }
     }
+    (rows, measure_costs(ticks, rounds, &[10_000, 50_000]))
+}
+
+/// The cost rows alone, for each crowd size of `sizes`.
+pub fn measure_costs(ticks: usize, rounds: usize, sizes: &[usize]) -> Vec<CostRow> {
     let mut costs = Vec::new();
-    for agents in [10_000, 50_000] {
+    for &agents in sizes {
         let (mut off, mut reciprocal, mut solid) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             off.extend(plugin_tick(agents, VelocityObstacles::Off, ticks));
@@ -456,15 +461,17 @@ pub fn measure(ticks: usize, rounds: usize) -> (Vec<CrowdRow>, Vec<CostRow>) {
             solid: median(solid),
         };
         println!(
-            "cost {} agents: off {:.3} ms, reciprocal {:.3} ms, solid {:.3} ms",
+            "cost {} agents: off {:.3} ms, reciprocal {:.3} ms, solid {:.3} ms ({:.2}x, {:.2}x)",
             row.agents,
             ms(row.off),
             ms(row.reciprocal),
-            ms(row.solid)
+            ms(row.solid),
+            ms(row.reciprocal) / ms(row.off),
+            ms(row.solid) / ms(row.off),
         );
         costs.push(row);
     }
-    (rows, costs)
+    costs
 }
 
 fn ms(d: Duration) -> f64 {

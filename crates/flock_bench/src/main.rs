@@ -37,7 +37,8 @@
 //! report (see the `planning` module).
 //! `-- --only crowds` runs the crowd scenarios (circle swaps, crossing streams, a bottleneck, a
 //! dense crowd) in every avoidance mode and what the velocity-obstacle step costs, and prints
-//! its section of the report (see the `crowds` module).
+//! its section of the report (see the `crowds` module); `-- --only crowd-cost` runs only what
+//! the step costs (with `--agents N`, at N agents only).
 //! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
 
 mod avoidance;
@@ -139,6 +140,14 @@ fn main() {
     if only.as_deref() == Some("crowds") {
         let (rows, costs) = crowds::measure(ticks, rounds);
         println!("\n{}", crowds::section(&rows, &costs, ticks, rounds));
+        return;
+    }
+    if only.as_deref() == Some("crowd-cost") {
+        crowds::measure_costs(
+            ticks,
+            rounds,
+            &agents.map_or(vec![10_000, 50_000], |n| vec![n]),
+        );
         return;
     }
     if only.as_deref() == Some("clumped") {
