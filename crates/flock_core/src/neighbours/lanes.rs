@@ -121,7 +121,7 @@ impl SlotLanes {
         supported
     }
 
-    /// Calls `take(slot, dist_sq, offset)` for each candidate of `ranges` (never `own`) whose
+    /// Calls `take(slot, dist_sq)` for each candidate of `ranges` (never `own`) whose
     /// squared distance from `centre` is at most `radius_sq`, in slot order.
     #[inline]
     pub(crate) fn for_each_near(
@@ -130,7 +130,7 @@ impl SlotLanes {
         centre: Vec3,
         own: usize,
         radius_sq: f32,
-        take: impl FnMut(usize, f32, Vec3),
+        take: impl FnMut(usize, f32),
     ) {
         match self.simd {
             SimdPath::Portable => {
@@ -151,7 +151,7 @@ impl SlotLanes {
         centre: Vec3,
         own: usize,
         radius_sq: f32,
-        mut take: impl FnMut(usize, f32, Vec3),
+        mut take: impl FnMut(usize, f32),
     ) {
         V::enter(
             #[inline(always)]
@@ -163,15 +163,14 @@ impl SlotLanes {
                     centre,
                     own,
                     #[inline(always)]
-                    |s, x, y, z, dist_sq, keep| {
+                    |s, _, _, _, dist_sq, keep| {
                         let mut bits = V::bitmask(keep);
                         if bits != 0 {
-                            let (x, y, z, dist_sq) =
-                                (x.to_array(), y.to_array(), z.to_array(), dist_sq.to_array());
+                            let dist_sq = dist_sq.to_array();
                             while bits != 0 {
                                 let k = bits.trailing_zeros() as usize;
                                 bits &= bits - 1;
-                                take(s + k, dist_sq[k], Vec3::new(x[k], y[k], z[k]));
+                                take(s + k, dist_sq[k]);
                             }
                         }
                         true

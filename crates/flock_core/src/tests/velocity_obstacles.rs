@@ -1163,3 +1163,79 @@ fn crossing_streams_pass() {
     assert!(solid.deepest_overlap <= 1e-3, "{solid:?}");
     assert!(solid.arrived >= 180, "{solid:?}");
 }
+
+/// The neighbours an agent avoids are, of those within its neighbour radius (across the seams
+/// of a wrapping box too) and in its mask's layers, the ten nearest, nearest first and ties by
+/// slot, with their offsets: as a sort of every pair finds them. Agents on a coarse lattice
+/// make many ties.
+#[test]
+fn each_agent_avoids_its_ten_nearest() {
+    let (half, radius) = (6.0, 2.5);
+    let mut tuning = swap_tuning(2.0, 0.7, 0.05, VelocityObstacles::Reciprocal);
+    tuning.perception.neighbour_radius = radius;
+    tuning.boundary = Boundary::Wrap {
+        min: Vec3::splat(-half),
+        max: Vec3::splat(half),
+    };
+    let mut picky = tuning;
+    picky.perception.avoidance_layers = 0b10;
+    picky.perception.avoidance_mask = 0b10;
+    let mut positions = random_positions(300, half, 7);
+    positions.extend(
+        lattice(Space::Volume, 6, 2.0)
+            .iter()
+            .map(|p| *p - half + 1.0),
+    );
+    let mut crowd = Crowd::new(Space::Volume);
+    let ids = [crowd.add_params(tuning), crowd.add_params(picky)];
+    for (i, &position) in positions.iter().enumerate() {
+        crowd.push(AgentInput {
+            position,
+            velocity: Vec3::ZERO,
+            heading: Vec3::ZERO,
+            flock: 0,
+            params: ids[usize::from(i % 3 == 0)],
+            target: None,
+        });
+    }
+    crowd.build_index();
+    let gathered = &crowd.index.gathered;
+    let size = 2.0 * half;
+    let shifts: Vec<Vec3> = (0..27)
+        .map(|k| Vec3::new((k % 3) as f32, (k / 3 % 3) as f32, (k / 9) as f32) - 1.0)
+        .map(|s| s * size)
+        .collect();
+    let (mut ties, mut across_seams) = (0, 0);
+    for slot in 0..gathered.len() {
+        let own = &crowd.params[gathered[slot].params as usize]
+            .params
+            .perception;
+        let position = gathered[slot].body.position;
+        let mut expected: Vec<(u32, usize, Vec3)> = (0..gathered.len())
+            .filter(|&other| other != slot)
+            .filter(|&other| {
+                let theirs = &crowd.params[gathered[other].params as usize]
+                    .params
+                    .perception;
+                own.avoidance_mask & theirs.avoidance_layers != 0
+            })
+            .filter_map(|other| {
+                let to = |shift: &Vec3| gathered[other].body.position - (position + *shift);
+                let within = |o: &Vec3| o.length_squared() <= radius * radius;
+                let offset = shifts.iter().map(to).find(within)?;
+                Some((offset.length_squared().to_bits(), other, offset))
+            })
+            .collect();
+        expected.sort_by_key(|&(dist, other, _)| (dist, other));
+        ties += expected.windows(2).filter(|w| w[0].0 == w[1].0).count();
+        expected.truncate(MOST_AGENTS_AVOIDED);
+        let direct = |&&(_, other, offset): &&(u32, usize, Vec3)| {
+            offset == gathered[other].body.position - position
+        };
+        across_seams += expected.iter().filter(|e| !direct(e)).count();
+        let expected: Vec<(usize, Vec3)> = expected.iter().map(|&(_, o, v)| (o, v)).collect();
+        assert_eq!(crowd.avoided_neighbours(slot), expected, "slot {slot}");
+    }
+    assert!(ties > 100, "{ties} ties");
+    assert!(across_seams > 100, "{across_seams} neighbours across seams");
+}

@@ -122,22 +122,43 @@ pub(crate) struct VelocityStep {
 /// A neighbour kept among the nearest.
 #[derive(Clone, Copy, Debug)]
 struct Near {
-    /// The squared distance's bits above the slot: for distances (never negative), integer
-    /// order is nearest first, ties by slot.
-    key: u64,
+    /// The neighbour's grid slot.
+    slot: usize,
+    /// The neighbour's position minus the agent's (on the plane, for planar crowds).
     offset: Vec3,
 }
 
-impl Near {
-    fn new(dist_sq: f32, slot: usize, offset: Vec3) -> Self {
-        Self {
-            key: u64::from(dist_sq.to_bits()) << 32 | slot as u64,
-            offset,
+/// The keys of the nearest neighbours found so far, nearest first: each the squared distance's
+/// bits above the slot, so that integer order is nearest first and ties by slot (distances
+/// are never negative), and [`NearestKeys::EMPTY`] where none is yet.
+#[derive(Clone, Copy, Debug)]
+struct NearestKeys([u64; MOST_AGENTS_AVOIDED]);
+
+impl NearestKeys {
+    /// An infinite distance, which sorts after every neighbour.
+    const EMPTY: u64 = (f32::INFINITY.to_bits() as u64) << 32 | u32::MAX as u64;
+
+    fn new() -> Self {
+        Self([Self::EMPTY; MOST_AGENTS_AVOIDED])
+    }
+
+    /// Takes in the neighbour in `slot` at `dist_sq` if it is among the nearest. Whether a
+    /// neighbour is nearer than those kept is as good as random, so the neighbour is carried
+    /// down the list, swapping places wherever it is nearer, without a branch.
+    #[inline(always)]
+    fn offer(&mut self, dist_sq: f32, slot: usize) {
+        let mut carried = u64::from(dist_sq.to_bits()) << 32 | slot as u64;
+        for kept in &mut self.0 {
+            let nearer = (*kept).min(carried);
+            carried = (*kept).max(carried);
+            *kept = nearer;
         }
     }
 
-    fn slot(&self) -> usize {
-        (self.key & u64::from(u32::MAX)) as usize
+    /// The slots kept, nearest first.
+    fn slots(&self) -> impl Iterator<Item = usize> + '_ {
+        let taken = self.0.iter().take_while(|&&key| key != Self::EMPTY);
+        taken.map(|&key| (key & u64::from(u32::MAX)) as usize)
     }
 }
 
@@ -215,7 +236,7 @@ impl Crowd {
         let velocity = agent.body.velocity;
         scratch.encounters.clear();
         scratch.encounters.extend(scratch.near.iter().map(|near| {
-            let other = &self.index.gathered[near.slot()];
+            let other = &self.index.gathered[near.slot];
             let other_params = &self.params[other.params as usize];
             let theirs = &other_params.params.perception;
             let avoided_back =
@@ -422,13 +443,16 @@ impl Crowd {
             near,
             ..
         } = scratch;
-        near.clear();
         let cell = grid.cell_of(position);
         if *stencil_cell != Some(cell) {
             grid.stencil(cell, self.space, stencil);
             *stencil_cell = Some(cell);
         }
-        for shift in seam_images(position, prepared, self.space).iter() {
+        let radius_sq = prepared.neighbour_radius_sq;
+        let perception = &prepared.params.perception;
+        let images = seam_images(position, prepared, self.space);
+        let mut nearest = NearestKeys::new();
+        for shift in images.iter() {
             let centre = position + shift;
             let ranges = if shift == Vec3::ZERO {
                 &*stencil
@@ -441,18 +465,44 @@ impl Crowd {
             } else {
                 usize::MAX
             };
-            let radius_sq = prepared.neighbour_radius_sq;
-            let perception = &prepared.params.perception;
-            lanes.for_each_near(ranges, centre, own, radius_sq, |other, dist_sq, offset| {
+            lanes.for_each_near(ranges, centre, own, radius_sq, |other, dist_sq| {
                 if layered {
                     let theirs = &self.params[self.index.gathered[other].params as usize];
                     if !avoids(perception, &theirs.params.perception) {
                         return;
                     }
                 }
-                keep_nearest(near, Near::new(dist_sq, other, self.space.flat(offset)));
+                nearest.offer(dist_sq, other);
             });
         }
+        // The offsets again, with the scan's arithmetic: across the one image of the box
+        // that brings the neighbour within the radius (two images of one neighbour are more
+        // than two radii apart, so never both within it).
+        near.clear();
+        near.extend(nearest.slots().map(|other| {
+            let offset = images
+                .iter()
+                .map(|shift| lanes.position(other) - (position + shift))
+                .find(|offset| offset.length_squared() <= radius_sq)
+                .unwrap_or_default();
+            Near {
+                slot: other,
+                offset: self.space.flat(offset),
+            }
+        }));
+    }
+}
+
+#[cfg(test)]
+impl Crowd {
+    /// The neighbours the agent in grid `slot` avoids, as
+    /// [`choose_velocities`](Self::choose_velocities) finds them after
+    /// [`build_index`](Self::build_index): slots and offsets, nearest first.
+    pub(crate) fn avoided_neighbours(&self, slot: usize) -> Vec<(usize, Vec3)> {
+        let prepared = &self.params[self.index.gathered[slot].params as usize];
+        let mut scratch = Scratch::default();
+        self.nearest_neighbours(slot, prepared, true, &mut scratch);
+        scratch.near.iter().map(|n| (n.slot, n.offset)).collect()
     }
 }
 
@@ -484,25 +534,6 @@ pub(crate) fn as_programmed(e: &Encounter<Vec3>) -> Encounter<Vec3> {
         share: (e.share * SHARE_TAKEN).min(1.0),
         ..*e
     }
-}
-
-/// Inserts `candidate` into `near`, kept sorted nearest first (ties by slot), when it is among
-/// the [`MOST_AGENTS_AVOIDED`] nearest.
-#[inline]
-fn keep_nearest(near: &mut Vec<Near>, candidate: Near) {
-    if near.len() == MOST_AGENTS_AVOIDED {
-        if candidate.key >= near[MOST_AGENTS_AVOIDED - 1].key {
-            return;
-        }
-        near.pop();
-    }
-    let mut at = near.len();
-    near.push(candidate);
-    while at > 0 && near[at - 1].key > candidate.key {
-        near[at] = near[at - 1];
-        at -= 1;
-    }
-    near[at] = candidate;
 }
 
 /// Whether an agent perceiving as `own` avoids one perceiving as `theirs`: its avoidance mask
