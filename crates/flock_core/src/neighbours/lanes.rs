@@ -122,7 +122,9 @@ impl SlotLanes {
     }
 
     /// Calls `take(slot, dist_sq)` for each candidate of `ranges` (never `own`) whose
-    /// squared distance from `centre` is at most `radius_sq`, in slot order.
+    /// squared distance from `centre` is at most `radius_sq`, in slot order; `take` returns
+    /// the squared distance beyond which it wants no more, and candidates of later groups of
+    /// lanes beyond it are skipped.
     #[inline]
     pub(crate) fn for_each_near(
         &self,
@@ -130,7 +132,7 @@ impl SlotLanes {
         centre: Vec3,
         own: usize,
         radius_sq: f32,
-        take: impl FnMut(usize, f32),
+        take: impl FnMut(usize, f32) -> f32,
     ) {
         match self.simd {
             SimdPath::Portable => {
@@ -151,12 +153,13 @@ impl SlotLanes {
         centre: Vec3,
         own: usize,
         radius_sq: f32,
-        mut take: impl FnMut(usize, f32),
+        mut take: impl FnMut(usize, f32) -> f32,
     ) {
         V::enter(
             #[inline(always)]
             || {
                 let probe = Probe::new(radius_sq, Vec3::ZERO, None);
+                let mut wanted = radius_sq;
                 probe.for_each_group::<V>(
                     self,
                     ranges,
@@ -164,13 +167,13 @@ impl SlotLanes {
                     own,
                     #[inline(always)]
                     |s, _, _, _, dist_sq, keep| {
-                        let mut bits = V::bitmask(keep);
+                        let mut bits = V::bitmask(keep & dist_sq.cmple(V::splat(wanted)));
                         if bits != 0 {
                             let dist_sq = dist_sq.to_array();
                             while bits != 0 {
                                 let k = bits.trailing_zeros() as usize;
                                 bits &= bits - 1;
-                                take(s + k, dist_sq[k]);
+                                wanted = take(s + k, dist_sq[k]);
                             }
                         }
                         true

@@ -5,6 +5,7 @@
 use glam::{Vec2, Vec3};
 
 use super::random_positions;
+use crate::neighbours::wide::WIDTH;
 use crate::velocity_obstacles::{
     Encounter, as_programmed, contact, manoeuvre_share, planar, volume, yielding_share,
 };
@@ -231,16 +232,14 @@ fn planar_choices_match_dodgy_2d() {
             .filter(|(offset, ..)| offset.length() > 0.05)
             .collect();
         let own_radius = 0.3;
-        let lines: Vec<_> = neighbours
+        let encounters: Vec<_> = neighbours
             .iter()
             .map(|&(offset, v, r)| {
-                planar::half_plane(
-                    &lone_encounter(offset, v, own_radius + r, horizon),
-                    velocity,
-                    dt,
-                )
+                lone_encounter(offset.extend(0.0), v.extend(0.0), own_radius + r, horizon)
             })
             .collect();
+        let mut lines = Vec::new();
+        planar::half_planes(SimdPath::detect(), &encounters, velocity, dt, &mut lines);
         let ours = planar::solve(&lines, 0, max_speed, preferred, &mut Vec::new());
 
         let g = |v: Vec2| dodgy_2d::Vec2::new(v.x, v.y);
@@ -318,16 +317,12 @@ fn volume_choices_match_dodgy_3d() {
             .filter(|(offset, ..)| offset.length() > 0.05)
             .collect();
         let own_radius = 0.3;
-        let spaces: Vec<_> = neighbours
+        let encounters: Vec<_> = neighbours
             .iter()
-            .map(|&(offset, v, r)| {
-                volume::half_space(
-                    &lone_encounter(offset, v, own_radius + r, horizon),
-                    velocity,
-                    dt,
-                )
-            })
+            .map(|&(offset, v, r)| lone_encounter(offset, v, own_radius + r, horizon))
             .collect();
+        let mut spaces = Vec::new();
+        volume::half_spaces(SimdPath::detect(), &encounters, velocity, dt, &mut spaces);
         let ours = volume::solve(&spaces, 0, max_speed, preferred, &mut Vec::new());
 
         let g = |v: Vec3| dodgy_3d::Vec3::new(v.x, v.y, v.z);
@@ -376,6 +371,129 @@ fn volume_choices_match_dodgy_3d() {
         "only {matches} of {CASES} match"
     );
     println!("{matches} of {CASES} match dodgy_3d");
+}
+
+/// `e` with its vectors on the plane.
+fn on_the_plane(e: &Encounter<Vec3>) -> Encounter<Vec2> {
+    Encounter {
+        offset: e.offset.truncate(),
+        velocity: e.velocity.truncate(),
+        radius: e.radius,
+        horizon: e.horizon,
+        share: e.share,
+        apart: e.apart,
+    }
+}
+
+/// The step's half-planes and half-spaces, eight at a time on lanes, are bit for bit those of
+/// `planar::half_plane` and `volume::half_space` one at a time, on every path this processor
+/// runs: in each of the three cases (nearest the cut-off, nearest the cone's legs,
+/// overlapping), where the change has no direction (the fixed `apart` then), and in groups of
+/// every length up to two full ones.
+#[test]
+fn half_spaces_on_lanes_match_one_at_a_time() {
+    let mut draws = Draws(5);
+    // For an agent moving at (1, 0, 0): overlapping, and closing at just the speed that
+    // would bring the two together at the end of the tick of 0.1 s, so that the change has no
+    // direction.
+    let dt = 0.1;
+    let still = Encounter {
+        offset: Vec3::new(0.1, 0.0, 0.0),
+        velocity: Vec3::ZERO,
+        radius: 0.5,
+        horizon: 2.0,
+        share: 0.5,
+        apart: Vec3::new(0.0, 1.0, 0.0),
+    };
+    let bits = |coordinates: &[f32]| coordinates.iter().map(|c| c.to_bits()).collect::<Vec<_>>();
+    for space in [Space::Planar, Space::Volume] {
+        let mut cases = [0; 3];
+        let mut checked = 0;
+        for count in 1..=2 * WIDTH {
+            for _ in 0..40 {
+                let vector = |draws: &mut Draws, scale: f32| {
+                    let v = Vec3::new(
+                        draws.signed(scale),
+                        draws.signed(scale),
+                        draws.signed(scale),
+                    );
+                    space.flat(v)
+                };
+                let mut encounters: Vec<_> = (0..count)
+                    .map(|_| {
+                        let offset = vector(&mut draws, 3.0);
+                        Encounter {
+                            offset,
+                            velocity: vector(&mut draws, 2.0),
+                            radius: 0.2 + draws.unit() * 1.3,
+                            horizon: 0.5 + draws.unit() * 3.0,
+                            share: 0.2 + draws.unit() * 0.8,
+                            apart: (-offset).normalize_or(Vec3::X),
+                        }
+                    })
+                    .collect();
+                let velocity = if count % 3 == 0 {
+                    encounters[count / 2] = still;
+                    Vec3::X
+                } else {
+                    vector(&mut draws, 2.0)
+                };
+                for e in &encounters {
+                    let (offset, relative) = (e.offset, velocity - e.velocity);
+                    let w = relative - offset / e.horizon;
+                    let along = w.dot(offset);
+                    let r_sq = e.radius * e.radius;
+                    cases[if offset.length_squared() <= r_sq {
+                        2
+                    } else if along < 0.0 && along * along > r_sq * w.length_squared() {
+                        0
+                    } else {
+                        1
+                    }] += 1;
+                }
+                let v2 = velocity.truncate();
+                let one_at_a_time: Vec<f32> = match space {
+                    Space::Planar => encounters
+                        .iter()
+                        .map(|e| planar::half_plane(&on_the_plane(e), v2, dt))
+                        .flat_map(|l| [l.point.x, l.point.y, l.direction.x, l.direction.y])
+                        .collect(),
+                    Space::Volume => encounters
+                        .iter()
+                        .map(|e| volume::half_space(e, velocity, dt))
+                        .flat_map(|h| [h.point.to_array(), h.normal.to_array()].concat())
+                        .collect(),
+                };
+                for simd in SimdPath::supported() {
+                    let on_lanes: Vec<f32> = match space {
+                        Space::Planar => {
+                            let mut lines = Vec::new();
+                            planar::half_planes(simd, &encounters, v2, dt, &mut lines);
+                            lines
+                                .iter()
+                                .flat_map(|l| [l.point.x, l.point.y, l.direction.x, l.direction.y])
+                                .collect()
+                        }
+                        Space::Volume => {
+                            let mut spaces = Vec::new();
+                            volume::half_spaces(simd, &encounters, velocity, dt, &mut spaces);
+                            spaces
+                                .iter()
+                                .flat_map(|h| [h.point.to_array(), h.normal.to_array()].concat())
+                                .collect()
+                        }
+                    };
+                    assert_eq!(bits(&on_lanes), bits(&one_at_a_time), "{space:?} {simd:?}");
+                    checked += count;
+                }
+            }
+        }
+        assert!(cases.iter().all(|&n| n > 250), "{space:?}: cases {cases:?}");
+        assert!(checked >= 5_440, "{space:?}: {checked} checked");
+    }
+    assert_eq!(volume::half_space(&still, Vec3::X, dt).normal, still.apart);
+    let line = planar::half_plane(&on_the_plane(&still), Vec2::X, dt);
+    assert_eq!(line.direction, Vec2::new(still.apart.y, -still.apart.x));
 }
 
 /// Agents that seek their targets at `speed` with bodies of `diameter`, avoiding each other

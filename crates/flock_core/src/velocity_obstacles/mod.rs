@@ -155,6 +155,13 @@ impl NearestKeys {
         }
     }
 
+    /// The squared distance of the farthest neighbour kept, infinite until the list is full:
+    /// one further away cannot be taken in.
+    #[inline(always)]
+    fn farthest_kept(&self) -> f32 {
+        f32::from_bits((self.0[MOST_AGENTS_AVOIDED - 1] >> 32) as u32)
+    }
+
     /// The slots kept, nearest first.
     fn slots(&self) -> impl Iterator<Item = usize> + '_ {
         let taken = self.0.iter().take_while(|&&key| key != Self::EMPTY);
@@ -170,6 +177,7 @@ struct Scratch {
     stencil: Vec<Range<usize>>,
     seam_stencil: Vec<Range<usize>>,
     near: Vec<Near>,
+    /// The neighbours' encounters, [`as_programmed`] for reciprocal agents.
     encounters: Vec<Encounter<Vec3>>,
     /// The bounds `n . v <= bound` never relaxed: contacts, obstacle surfaces and walls.
     bounds: Vec<(Vec3, f32)>,
@@ -235,13 +243,15 @@ impl Crowd {
         let max_speed = prepared.params.limits.max_speed;
         let velocity = agent.body.velocity;
         scratch.encounters.clear();
+        // Reciprocal agents' encounters go to the program as it takes them; those of solid
+        // agents keep the true radii and shares, which their contact bounds need.
         scratch.encounters.extend(scratch.near.iter().map(|near| {
             let other = &self.index.gathered[near.slot];
             let other_params = &self.params[other.params as usize];
             let theirs = &other_params.params.perception;
             let avoided_back =
                 other_params.velocity_obstacles != VelocityObstacles::Off && avoids(theirs, &own);
-            Encounter {
+            let encounter = Encounter {
                 offset: near.offset,
                 velocity: other.body.velocity,
                 radius: 0.5 * (own.collision_distance + theirs.collision_distance),
@@ -257,6 +267,11 @@ impl Crowd {
                 apart: unit(-near.offset).unwrap_or_else(|| {
                     coincident_direction(agent.index as usize, other.index as usize, self.space)
                 }),
+            };
+            if solid {
+                encounter
+            } else {
+                as_programmed(&encounter)
             }
         }));
         scratch.bounds.clear();
@@ -266,7 +281,7 @@ impl Crowd {
             scratch.bounds.extend(contacts);
         }
         let goal = self.goal(agent.index as usize, preferred, velocity, max_speed);
-        let mut chosen = self.solve(velocity, goal, max_speed, dt, solid, scratch);
+        let mut chosen = self.solve(velocity, goal, max_speed, dt, scratch);
         // A velocity into an obstacle or a wall would be cut short there and slide along it,
         // off the course the program chose and perhaps into a neighbour: bound it too, and
         // choose again (up to a corner's three surfaces).
@@ -278,7 +293,7 @@ impl Crowd {
                 break;
             };
             scratch.bounds.push(bound);
-            chosen = self.solve(velocity, goal, max_speed, dt, solid, scratch);
+            chosen = self.solve(velocity, goal, max_speed, dt, scratch);
         }
         // The program keeps within the max speed; rounding at extreme values may not.
         if chosen.is_finite() {
@@ -290,8 +305,7 @@ impl Crowd {
 
     /// The velocity nearest `goal`, within `max_speed`, that keeps to `scratch.bounds` and as
     /// well as it can to the velocity obstacles of `scratch.encounters`, for an agent moving
-    /// at `velocity`: as they are for a `solid` one (its contact bounds keep bodies apart),
-    /// [`as_programmed`] for a reciprocal one.
+    /// at `velocity`.
     #[inline]
     fn solve(
         &self,
@@ -299,11 +313,9 @@ impl Crowd {
         goal: Vec3,
         max_speed: f32,
         dt: f32,
-        solid: bool,
         scratch: &mut Scratch,
     ) -> Vec3 {
         let fixed = scratch.bounds.len();
-        let programmed = |e: &Encounter<Vec3>| if solid { *e } else { as_programmed(e) };
         match self.space {
             Space::Planar => {
                 let flat = |v: Vec3| v.truncate();
@@ -315,18 +327,8 @@ impl Crowd {
                         .iter()
                         .map(|&(n, bound)| planar::HalfPlane::at_most(flat(n), bound)),
                 );
-                lines.extend(scratch.encounters.iter().map(|e| {
-                    let e = programmed(e);
-                    let e = Encounter {
-                        offset: flat(e.offset),
-                        velocity: flat(e.velocity),
-                        radius: e.radius,
-                        horizon: e.horizon,
-                        share: e.share,
-                        apart: e.apart,
-                    };
-                    planar::half_plane(&e, flat(velocity), dt)
-                }));
+                let simd = self.index.lanes.simd();
+                planar::half_planes(simd, &scratch.encounters, flat(velocity), dt, lines);
                 planar::solve(
                     lines,
                     fixed,
@@ -345,12 +347,8 @@ impl Crowd {
                         .iter()
                         .map(|&(n, bound)| volume::HalfSpace::at_most(n, bound)),
                 );
-                spaces.extend(
-                    scratch
-                        .encounters
-                        .iter()
-                        .map(|e| volume::half_space(&programmed(e), velocity, dt)),
-                );
+                let simd = self.index.lanes.simd();
+                volume::half_spaces(simd, &scratch.encounters, velocity, dt, spaces);
                 volume::solve(
                     spaces,
                     fixed,
@@ -465,14 +463,16 @@ impl Crowd {
             } else {
                 usize::MAX
             };
-            lanes.for_each_near(ranges, centre, own, radius_sq, |other, dist_sq| {
-                if layered {
+            let nearest = &mut nearest;
+            lanes.for_each_near(ranges, centre, own, radius_sq, move |other, dist_sq| {
+                let avoided = !layered || {
                     let theirs = &self.params[self.index.gathered[other].params as usize];
-                    if !avoids(perception, &theirs.params.perception) {
-                        return;
-                    }
+                    avoids(perception, &theirs.params.perception)
+                };
+                if avoided {
+                    nearest.offer(dist_sq, other);
                 }
-                nearest.offer(dist_sq, other);
+                nearest.farthest_kept()
             });
         }
         // The offsets again, with the scan's arithmetic: across the one image of the box
