@@ -97,6 +97,11 @@ impl SlotLanes {
         Vec3::new(self.x[slot], self.y[slot], self.z[slot])
     }
 
+    /// The velocity of the agent in `slot`.
+    pub(crate) fn velocity(&self, slot: usize) -> Vec3 {
+        Vec3::new(self.vx[slot], self.vy[slot], self.vz[slot])
+    }
+
     /// Whether flock keys tell every flock apart, so that [`LaneScan`] may be used.
     pub(crate) fn keys_exact(&self) -> bool {
         self.keys_exact

@@ -246,26 +246,28 @@ impl Crowd {
         // Reciprocal agents' encounters go to the program as it takes them; those of solid
         // agents keep the true radii and shares, which their contact bounds need.
         scratch.encounters.extend(scratch.near.iter().map(|near| {
-            let other = &self.index.gathered[near.slot];
-            let other_params = &self.params[other.params as usize];
+            // From the compact columns rather than the neighbour's whole gathered entry, a cache
+            // line apart from the agent's own and rarely in cache.
+            let other_index = self.index.grid.order()[near.slot];
+            let other_params = &self.params[self.agents.params[other_index as usize] as usize];
             let theirs = &other_params.params.perception;
             let avoided_back =
                 other_params.velocity_obstacles != VelocityObstacles::Off && avoids(theirs, &own);
             let encounter = Encounter {
                 offset: near.offset,
-                velocity: other.body.velocity,
+                velocity: self.index.lanes.velocity(near.slot),
                 radius: 0.5 * (own.collision_distance + theirs.collision_distance),
                 horizon: own.collision_horizon,
                 share: if avoided_back {
                     manoeuvre_share(
                         (agent.index, own.avoidance_priority),
-                        (other.index, theirs.avoidance_priority),
+                        (other_index, theirs.avoidance_priority),
                     )
                 } else {
                     1.0
                 },
                 apart: unit(-near.offset).unwrap_or_else(|| {
-                    coincident_direction(agent.index as usize, other.index as usize, self.space)
+                    coincident_direction(agent.index as usize, other_index as usize, self.space)
                 }),
             };
             if solid {
