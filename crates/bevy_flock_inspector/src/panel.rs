@@ -412,14 +412,14 @@ fn amount(ui: &mut egui::Ui, value: &mut f32, name: &str) {
     });
 }
 
-/// The first [`LAYERS_SHOWN`] bits of a set of layers, a checkbox each (the rest kept as they
-/// are).
+/// The first [`LAYERS_SHOWN`] bits of a set of layers, a checkbox each, labelled with the
+/// layer's number (the rest kept as they are).
 fn layers(ui: &mut egui::Ui, bits: &mut u32, name: &str) {
     ui.horizontal(|ui| {
         for layer in 0..LAYERS_SHOWN {
             let mut on = *bits & 1 << layer != 0;
             if ui
-                .checkbox(&mut on, "")
+                .checkbox(&mut on, layer.to_string())
                 .on_hover_text(format!("layer {layer}"))
                 .changed()
             {
