@@ -11,7 +11,7 @@ use bevy::prelude::*;
 use bevy_flock_plugin::prelude::*;
 use flock_core::{AgentInput, Crowd, FlockTuning, Serial, Shape, Space, VelocityObstacles};
 
-use crate::{Workload, plugin_app, time_ticks};
+use crate::{Workload, plugin_app};
 
 /// Seconds a tick: a game's fixed step.
 const DT: f32 = 1.0 / 64.0;
@@ -398,7 +398,7 @@ fn run(scenario: &Scenario, mode: Mode, most_seconds: f32) -> CrowdRow {
 }
 
 /// The cost of the step on the sweep's 3D workload in the plugin, 2 threads: the tick's
-/// median with the step off and in each mode, over interleaved rounds.
+/// median with the step off and in each mode, the modes taking turns tick by tick.
 pub struct CostRow {
     agents: usize,
     off: Duration,
@@ -406,18 +406,38 @@ pub struct CostRow {
     solid: Duration,
 }
 
-fn plugin_tick(agents: usize, mode: VelocityObstacles, ticks: usize) -> Vec<Duration> {
+/// The plugin's tick times with the step off, `Reciprocal` and `Solid`, the three taking turns
+/// tick by tick in one app, so that a slow spell of the shared machine lands on each alike
+/// (separate apps run one after the other measured the tick without the step up to 40% apart
+/// between runs, more than the step's cost changed).
+fn interleaved_ticks(agents: usize, ticks: usize) -> [Vec<Duration>; 3] {
+    const MODES: [VelocityObstacles; 3] = [
+        VelocityObstacles::Off,
+        VelocityObstacles::Reciprocal,
+        VelocityObstacles::Solid,
+    ];
+    const WARM_UP: usize = 2;
     let workload = Workload::new(agents, Space::Volume);
     let mut app = plugin_app(Space::Volume, 2);
     workload.spawn_agents(&mut app);
     app.finish();
     app.cleanup();
     let flock = **app.world().resource::<DefaultFlock>();
-    app.world_mut().entity_mut(flock).insert(Perception {
-        velocity_obstacles: mode,
-        ..default()
-    });
-    time_ticks(ticks, || app.update())
+    let mut times = [Vec::new(), Vec::new(), Vec::new()];
+    for tick in 0..WARM_UP + ticks {
+        for (mode, times) in MODES.into_iter().zip(&mut times) {
+            app.world_mut().entity_mut(flock).insert(Perception {
+                velocity_obstacles: mode,
+                ..default()
+            });
+            let started = Instant::now();
+            app.update();
+            if tick >= WARM_UP {
+                times.push(started.elapsed());
+            }
+        }
+    }
+    times
 }
 
 /// Runs every scenario in every mode, and the cost rows.
@@ -446,9 +466,10 @@ pub fn measure_costs(ticks: usize, rounds: usize, sizes: &[usize]) -> Vec<CostRo
     for &agents in sizes {
         let (mut off, mut reciprocal, mut solid) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
-            off.extend(plugin_tick(agents, VelocityObstacles::Off, ticks));
-            reciprocal.extend(plugin_tick(agents, VelocityObstacles::Reciprocal, ticks));
-            solid.extend(plugin_tick(agents, VelocityObstacles::Solid, ticks));
+            let [round_off, round_reciprocal, round_solid] = interleaved_ticks(agents, ticks);
+            off.extend(round_off);
+            reciprocal.extend(round_reciprocal);
+            solid.extend(round_solid);
         }
         let median = |mut v: Vec<Duration>| {
             v.sort_unstable();
@@ -534,7 +555,8 @@ pub fn section(rows: &[CrowdRow], costs: &[CostRow], ticks: usize, rounds: usize
         out,
         "\nWhat the step costs: the plugin's whole tick on the sweep's 3D workload (about 25 \
          neighbours each, the default rules, 2 threads), with `velocity_obstacles` off and in \
-         each mode; medians of {rounds} interleaved rounds of {ticks} ticks.\n\n\
+         each mode, the three taking turns tick by tick in one app; medians of {rounds} rounds of \
+         {ticks} ticks.\n\n\
          | agents | tick ms, off | Reciprocal | Solid | Reciprocal / off | Solid / off |\n\
          |---:|---:|---:|---:|---:|---:|"
     );
