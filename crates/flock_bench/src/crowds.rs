@@ -397,6 +397,9 @@ fn run(scenario: &Scenario, mode: Mode, most_seconds: f32) -> CrowdRow {
     }
 }
 
+/// The crowd sizes at which the step's cost is measured.
+pub const COST_AGENTS: [usize; 2] = [10_000, 50_000];
+
 /// The cost of the step on the sweep's 3D workload in the plugin, 2 threads: the tick's
 /// median with the step off and in each mode, the modes taking turns tick by tick.
 pub struct CostRow {
@@ -457,7 +460,7 @@ pub fn measure(ticks: usize, rounds: usize) -> (Vec<CrowdRow>, Vec<CostRow>) {
             rows.push(row);
         }
     }
-    (rows, measure_costs(ticks, rounds, &[10_000, 50_000]))
+    (rows, measure_costs(ticks, rounds, &COST_AGENTS))
 }
 
 /// The cost rows alone, for each crowd size of `sizes`.

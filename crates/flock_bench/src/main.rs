@@ -146,7 +146,7 @@ fn main() {
         crowds::measure_costs(
             ticks,
             rounds,
-            &agents.map_or(vec![10_000, 50_000], |n| vec![n]),
+            &agents.map_or(crowds::COST_AGENTS.to_vec(), |n| vec![n]),
         );
         return;
     }
