@@ -4,10 +4,11 @@
 use glam::Vec3;
 
 use crate::Crowd;
-use crate::executor::for_each_chunk_mut;
+use crate::executor::{for_each_chunk_mut, for_each_chunk_mut2};
+use crate::neighbours::nearest::NearestKeys;
 use crate::neighbours::{Neighbourhood, ScanBuffers};
 use crate::rules::Prediction;
-use crate::tuning::Prepared;
+use crate::tuning::{Prepared, VelocityObstacles};
 
 /// The results of the last force pass, by grid slot.
 #[derive(Clone, Debug, Default)]
@@ -67,17 +68,41 @@ impl Crowd {
         let mut results = core::mem::take(&mut self.forces.results);
         results.clear();
         results.resize(n, SlotResult::default());
+        // Where the velocity-obstacle step follows, the scan keeps each agent's nearest
+        // neighbours for it too, which saves the step a scan of its own.
+        let mut nearest = core::mem::take(&mut self.velocity_step.nearest);
+        nearest.clear();
         let this = &*self;
-        for_each_chunk_mut(&*self.executor, &mut results, |first_slot, chunk| {
-            this.compute_slots(first_slot, chunk);
-        });
+        if self.keeps_nearest() {
+            nearest.resize(n, None);
+            for_each_chunk_mut2(
+                &*self.executor,
+                &mut results,
+                &mut nearest,
+                |first, a, b| {
+                    this.compute_slots(first, a, Some(b));
+                },
+            );
+        } else {
+            for_each_chunk_mut(&*self.executor, &mut results, |first_slot, chunk| {
+                this.compute_slots(first_slot, chunk, None);
+            });
+        }
         self.forces.results = results;
+        self.velocity_step.nearest = nearest;
         self.forces.pending = true;
         self.avoidance.avoided = false;
     }
 
-    /// Fills `out` with the results of the agents in sorted slots `first_slot..`.
-    fn compute_slots(&self, first_slot: usize, out: &mut [SlotResult]) {
+    /// Fills `out` with the results of the agents in sorted slots `first_slot..`, and
+    /// `nearest`, when given, with the nearest neighbours of those that avoid velocity
+    /// obstacles, where the scan keeps them.
+    fn compute_slots(
+        &self,
+        first_slot: usize,
+        out: &mut [SlotResult],
+        mut nearest: Option<&mut [Option<NearestKeys>]>,
+    ) {
         // Agents of one cell sit in consecutive slots and share their stencil.
         let mut buffers = ScanBuffers::default();
         for (k, result) in out.iter_mut().enumerate() {
@@ -91,7 +116,15 @@ impl Crowd {
                 };
                 continue;
             }
-            let scan = Neighbourhood::new(&self.index, self.space, &agent, &mut buffers).scan();
+            let mut around = Neighbourhood::new(&self.index, self.space, &agent, &mut buffers);
+            let scan = match nearest.as_deref_mut() {
+                Some(nearest) if agent.params.velocity_obstacles != VelocityObstacles::Off => {
+                    let (scan, kept) = around.scan_keeping_nearest();
+                    nearest[k] = kept;
+                    scan
+                }
+                _ => around.scan(),
+            };
             *result = SlotResult {
                 force: self.steering(&agent, &scan),
                 neighbours: scan.count,

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use glam::Vec3;
 
 use super::Scan;
+use super::nearest::KeepNearest;
 use super::wide::{Pair, SimdPath, WIDTH, Wide, any, count, lane_sum};
 use crate::agents::Gathered;
 use crate::rules::{COINCIDENT_SQ, Collision, Prediction, separation_divisor};
@@ -372,8 +373,9 @@ impl Probe {
     }
 }
 
-/// One agent's neighbour sums on lanes of form `V`, and what `T` predicts of collisions.
-pub(crate) struct LaneScan<V: Wide, T> {
+/// One agent's neighbour sums on lanes of form `V`, what `T` predicts of collisions, and the
+/// nearest neighbours `K` keeps.
+pub(crate) struct LaneScan<V: Wide, T, K = ()> {
     probe: Probe,
     separation_sq: V,
     /// Whether separation falls off as the inverse square of the distance (see
@@ -389,6 +391,7 @@ pub(crate) struct LaneScan<V: Wide, T> {
     velocity_sum: Lanes3<V>,
     offset_sum: Lanes3<V>,
     collisions: T,
+    nearest: K,
 }
 
 /// What a lane scan predicts of collisions, per group of candidates: nothing (`()`, which
@@ -477,7 +480,7 @@ impl<V: Wide> Collisions<V> for CollisionLanes<V> {
     }
 }
 
-impl<V: Wide, T: Collisions<V>> LaneScan<V, T> {
+impl<V: Wide, T: Collisions<V>, K: KeepNearest> LaneScan<V, T, K> {
     /// An empty scan for an agent of flock `flock_key` taking in what `probe` does, separating
     /// within `separation_sq` (by the inverse square when `unit_separation`), predicting
     /// collisions with `collisions`. Make it, and use it, inside [`Wide::enter`].
@@ -501,6 +504,7 @@ impl<V: Wide, T: Collisions<V>> LaneScan<V, T> {
             velocity_sum: Lanes3::zero(),
             offset_sum: Lanes3::zero(),
             collisions,
+            nearest: K::default(),
         }
     }
 
@@ -535,6 +539,7 @@ impl<V: Wide, T: Collisions<V>> LaneScan<V, T> {
             #[inline(always)]
             |s, x, y, z, dist_sq, keep| {
                 self.count += count::<V>(keep);
+                self.nearest.offer_group(s, keep, dist_sq);
                 self.nearest_sq =
                     self.nearest_sq
                         .min(V::select(keep, dist_sq, V::splat(f32::INFINITY)));
@@ -565,6 +570,11 @@ impl<V: Wide, T: Collisions<V>> LaneScan<V, T> {
     /// Neighbours found so far.
     pub(crate) fn count(&self) -> f32 {
         self.count as f32
+    }
+
+    /// The nearest neighbours kept so far.
+    pub(crate) fn nearest(&self) -> K {
+        self.nearest
     }
 
     /// The sums, or `None` when a neighbour is coincident with the agent (its separation needs

@@ -7,6 +7,7 @@
 
 pub(crate) mod grid;
 pub(crate) mod lanes;
+pub(crate) mod nearest;
 pub(crate) mod wide;
 
 use core::ops::{ControlFlow, Range};
@@ -23,6 +24,7 @@ use crate::tuning::{Boundary, Prepared};
 use crate::{Crowd, Space};
 use grid::UniformGrid;
 use lanes::{CollisionLanes, Collisions, LaneScan, Probe, SlotLanes};
+use nearest::{KeepNearest, NearestKeys};
 use wide::{Pair, SimdPath, Wide};
 
 /// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
@@ -277,6 +279,19 @@ impl<'a> Neighbourhood<'a> {
         }
     }
 
+    /// [`scan`](Self::scan), keeping the nearest neighbours within the radius as the
+    /// velocity-obstacle step takes them, where the lanes take in every one of them: for an
+    /// agent with a full field of view whose neighbours stay within its cap. `None` where
+    /// they are not known.
+    #[inline]
+    pub(crate) fn scan_keeping_nearest(&mut self) -> (Scan, Option<NearestKeys>) {
+        if self.agent.params.view.is_some() {
+            return (self.scan(), None);
+        }
+        self.scan_lanes_keeping::<NearestKeys>()
+            .unwrap_or_else(|| (self.scan_exact(), None))
+    }
+
     /// The slot ranges to scan around the agent's image shifted by `shift` (see
     /// [`image_ranges`]).
     #[inline]
@@ -297,42 +312,57 @@ impl<'a> Neighbourhood<'a> {
     /// of [`SHRUNK_RADII`] (or a crowd too dense to count them cheaply).
     #[inline]
     pub(crate) fn scan_lanes(&mut self) -> Option<Scan> {
+        self.scan_lanes_keeping::<()>().map(|(scan, _)| scan)
+    }
+
+    /// [`scan_lanes`](Self::scan_lanes), with what `K` keeps of the nearest neighbours where
+    /// the scan took in every candidate within the whole radius.
+    #[inline]
+    fn scan_lanes_keeping<K: KeepNearest>(&mut self) -> Option<(Scan, Option<K>)> {
         if !self.index.lanes.keys_exact() {
             return None;
         }
         match self.index.lanes.simd() {
-            SimdPath::Portable => self.scan_lanes_on::<Pair>(),
+            SimdPath::Portable => self.scan_lanes_on::<Pair, K>(),
             #[cfg(target_arch = "x86_64")]
-            SimdPath::Avx2 => self.scan_lanes_on::<wide::Avx>(),
+            SimdPath::Avx2 => self.scan_lanes_on::<wide::Avx, K>(),
         }
     }
 
-    /// [`scan_lanes`](Self::scan_lanes) on lanes of form `V`.
+    /// [`scan_lanes_keeping`](Self::scan_lanes_keeping) on lanes of form `V`.
     #[inline(always)]
-    fn scan_lanes_on<V: Wide>(&mut self) -> Option<Scan> {
+    fn scan_lanes_on<V: Wide, K: KeepNearest>(&mut self) -> Option<(Scan, Option<K>)> {
         // Agents that predict no collisions run a scan without that work compiled in.
         V::enter(
             #[inline(always)]
             || match self.agent.prediction() {
-                Some(prediction) => self.scan_lanes_with::<V, _>(CollisionLanes::new(prediction)),
-                None => self.scan_lanes_with::<V, _>(()),
+                Some(prediction) => {
+                    self.scan_lanes_with::<V, _, K>(CollisionLanes::new(prediction))
+                }
+                None => self.scan_lanes_with::<V, _, K>(()),
             },
         )
     }
 
-    /// [`scan_lanes`](Self::scan_lanes), observing collisions with `collisions`.
+    /// [`scan_lanes_keeping`](Self::scan_lanes_keeping), observing collisions with
+    /// `collisions`.
     #[inline(always)]
-    fn scan_lanes_with<V: Wide, T: Collisions<V> + Copy>(&mut self, collisions: T) -> Option<Scan> {
+    fn scan_lanes_with<V: Wide, T: Collisions<V> + Copy, K: KeepNearest>(
+        &mut self,
+        collisions: T,
+    ) -> Option<(Scan, Option<K>)> {
         let prepared = self.agent.params;
         let probe = Probe::new(
             prepared.neighbour_radius_sq,
             self.agent.heading,
             prepared.view,
         );
+        let whole = |sums: LaneScan<V, T, K>| {
+            let nearest = sums.nearest();
+            sums.finish().map(|scan| (scan, Some(nearest)))
+        };
         let Some(cap) = prepared.params.perception.max_neighbours else {
-            return self
-                .lane_sums::<V, T>(probe, f32::INFINITY, collisions)?
-                .finish();
+            return whole(self.lane_sums::<V, T, K>(probe, f32::INFINITY, collisions)?);
         };
         let cap = cap as f32;
         let mut candidates = 0;
@@ -342,9 +372,9 @@ impl<'a> Neighbourhood<'a> {
         }
         // Few candidates: most likely under the cap, so try the whole radius first.
         if candidates as f32 <= cap * CANDIDATES_TO_TRY_PER_NEIGHBOUR
-            && let Some(scan) = self.lane_sums::<V, T>(probe, cap, collisions)
+            && let Some(sums) = self.lane_sums::<V, T, K>(probe, cap, collisions)
         {
-            return scan.finish();
+            return whole(sums);
         }
         if candidates as f32 > cap * CANDIDATES_TO_COUNT_PER_NEIGHBOUR {
             return None;
@@ -367,19 +397,22 @@ impl<'a> Neighbourhood<'a> {
             .into_iter()
             .zip(counts)
             .find(|&(_, count)| count as f32 <= cap)?;
-        self.lane_sums::<V, T>(probe.with_radius_sq(radius_sq), cap, collisions)?
-            .finish()
+        // Within a shrunk radius, the nearest kept would not be those of the whole one.
+        let scan = self
+            .lane_sums::<V, T, ()>(probe.with_radius_sq(radius_sq), cap, collisions)?
+            .finish()?;
+        Some((scan, None))
     }
 
     /// The lane sums of what `probe` takes in, or `None` as soon as they hold more than `cap`
     /// neighbours.
     #[inline(always)]
-    fn lane_sums<V: Wide, T: Collisions<V>>(
+    fn lane_sums<V: Wide, T: Collisions<V>, K: KeepNearest>(
         &mut self,
         probe: Probe,
         cap: f32,
         collisions: T,
-    ) -> Option<LaneScan<V, T>> {
+    ) -> Option<LaneScan<V, T, K>> {
         let (index, agent) = (self.index, self.agent);
         let lanes = &index.lanes;
         let mut scan = LaneScan::new(

@@ -1282,48 +1282,22 @@ fn crossing_streams_pass() {
     assert!(solid.arrived >= 180, "{solid:?}");
 }
 
-/// The neighbours an agent avoids are, of those within its neighbour radius (across the seams
-/// of a wrapping box too) and in its mask's layers, the ten nearest, nearest first and ties by
-/// slot, with their offsets: as a sort of every pair finds them. Agents on a coarse lattice
-/// make many ties.
-#[test]
-fn each_agent_avoids_its_ten_nearest() {
-    let (half, radius) = (6.0, 2.5);
-    let mut tuning = swap_tuning(2.0, 0.7, 0.05, VelocityObstacles::Reciprocal);
-    tuning.perception.neighbour_radius = radius;
-    tuning.boundary = Boundary::Wrap {
-        min: Vec3::splat(-half),
-        max: Vec3::splat(half),
-    };
-    let mut picky = tuning;
-    picky.perception.avoidance_layers = 0b10;
-    picky.perception.avoidance_mask = 0b10;
-    let mut positions = random_positions(300, half, 7);
-    positions.extend(
-        lattice(Space::Volume, 6, 2.0)
-            .iter()
-            .map(|p| *p - half + 1.0),
-    );
-    let mut crowd = Crowd::new(Space::Volume);
-    let ids = [crowd.add_params(tuning), crowd.add_params(picky)];
-    for (i, &position) in positions.iter().enumerate() {
-        crowd.push(AgentInput {
-            position,
-            velocity: Vec3::ZERO,
-            heading: Vec3::ZERO,
-            flock: 0,
-            params: ids[usize::from(i % 3 == 0)],
-            target: None,
-        });
-    }
-    crowd.build_index();
+/// By grid slot, the neighbours each agent of `crowd` avoids, as a sort of every pair finds
+/// them: of those within `radius` (across the seams of a wrapping cube of side `size` too) and
+/// in its mask's layers, the ten nearest, nearest first and ties by slot, with their offsets.
+/// Also counts the ties among them and those across seams.
+fn ten_nearest_by_sorting(
+    crowd: &Crowd,
+    radius: f32,
+    size: f32,
+) -> (Vec<Vec<(usize, Vec3)>>, usize, usize) {
     let gathered = &crowd.index.gathered;
-    let size = 2.0 * half;
     let shifts: Vec<Vec3> = (0..27)
         .map(|k| Vec3::new((k % 3) as f32, (k / 3 % 3) as f32, (k / 9) as f32) - 1.0)
         .map(|s| s * size)
         .collect();
     let (mut ties, mut across_seams) = (0, 0);
+    let mut nearest = Vec::new();
     for slot in 0..gathered.len() {
         let own = &crowd.params[gathered[slot].params as usize]
             .params
@@ -1351,9 +1325,139 @@ fn each_agent_avoids_its_ten_nearest() {
             offset == gathered[other].body.position - position
         };
         across_seams += expected.iter().filter(|e| !direct(e)).count();
-        let expected: Vec<(usize, Vec3)> = expected.iter().map(|&(_, o, v)| (o, v)).collect();
-        assert_eq!(crowd.avoided_neighbours(slot), expected, "slot {slot}");
+        nearest.push(expected.iter().map(|&(_, o, v)| (o, v)).collect());
+    }
+    (nearest, ties, across_seams)
+}
+
+/// Agents at `positions`, standing still, agent `i` with parameter set `tunings[params(i)]`.
+fn standing_crowd(
+    space: Space,
+    tunings: &[FlockTuning],
+    positions: &[Vec3],
+    params: impl Fn(usize) -> usize,
+) -> Crowd {
+    let mut crowd = Crowd::new(space);
+    let ids: Vec<_> = tunings.iter().map(|t| crowd.add_params(*t)).collect();
+    for (i, &position) in positions.iter().enumerate() {
+        crowd.push(AgentInput {
+            position,
+            velocity: Vec3::ZERO,
+            heading: Vec3::ZERO,
+            flock: 0,
+            params: ids[params(i)],
+            target: None,
+        });
+    }
+    crowd
+}
+
+/// Random points in a cube of half-side `half`, and a coarse lattice, which makes many ties.
+fn points_with_ties(half: f32) -> Vec<Vec3> {
+    let mut positions = random_positions(300, half, 7);
+    positions.extend(
+        lattice(Space::Volume, 6, 2.0)
+            .iter()
+            .map(|p| *p - half + 1.0),
+    );
+    positions
+}
+
+/// Reciprocal agents with neighbour radius `radius` in a wrapping cube of half-side `half`.
+fn wrapping_tuning(half: f32, radius: f32) -> FlockTuning {
+    let mut tuning = swap_tuning(2.0, 0.7, 0.05, VelocityObstacles::Reciprocal);
+    tuning.perception.neighbour_radius = radius;
+    tuning.boundary = Boundary::Wrap {
+        min: Vec3::splat(-half),
+        max: Vec3::splat(half),
+    };
+    tuning
+}
+
+/// The neighbours an agent avoids are, of those within its neighbour radius (across the seams
+/// of a wrapping box too) and in its mask's layers, the ten nearest, nearest first and ties by
+/// slot, with their offsets: as a sort of every pair finds them. Agents on a coarse lattice
+/// make many ties.
+#[test]
+fn each_agent_avoids_its_ten_nearest() {
+    let (half, radius) = (6.0, 2.5);
+    let tuning = wrapping_tuning(half, radius);
+    let mut picky = tuning;
+    picky.perception.avoidance_layers = 0b10;
+    picky.perception.avoidance_mask = 0b10;
+    let positions = points_with_ties(half);
+    let mut crowd = standing_crowd(Space::Volume, &[tuning, picky], &positions, |i| {
+        usize::from(i.is_multiple_of(3))
+    });
+    crowd.build_index();
+    let (expected, ties, across_seams) = ten_nearest_by_sorting(&crowd, radius, 2.0 * half);
+    for (slot, expected) in expected.iter().enumerate() {
+        assert_eq!(&crowd.avoided_neighbours(slot), expected, "slot {slot}");
     }
     assert!(ties > 100, "{ties} ties");
     assert!(across_seams > 100, "{across_seams} neighbours across seams");
+}
+
+/// Where every agent avoids every other, the force pass's scan keeps each agent's ten nearest
+/// for the step, and they are those a sort of every pair finds, on every SIMD path: except
+/// where its lanes do not take in every neighbour within the radius (a field of view, a cap
+/// that binds in a tight cluster), which leave the step to scan for itself.
+#[test]
+fn the_force_pass_keeps_the_ten_nearest_for_the_step() {
+    let (half, radius) = (6.0, 2.5);
+    let mut tuning = wrapping_tuning(half, radius);
+    tuning.perception.max_neighbours = None;
+    let mut capped = tuning;
+    capped.perception.max_neighbours = Some(20);
+    let mut looking_ahead = tuning;
+    looking_ahead.perception.field_of_view = 180.0;
+    let mut positions = points_with_ties(half);
+    // 40 within a cube of side 0.4: each has more than 20 neighbours within the radius.
+    positions.extend(random_positions(40, 0.2, 11));
+    let tunings = [tuning, capped, looking_ahead];
+    let first_clustered = positions.len() - 40;
+    let params = |i: usize| {
+        if i >= first_clustered {
+            1
+        } else {
+            usize::from(i.is_multiple_of(5)) * 2
+        }
+    };
+    let mut crowd = standing_crowd(Space::Volume, &tunings, &positions, params);
+    // Headings, so that the field of view applies.
+    for body in &mut crowd.agents.bodies {
+        body.heading = Vec3::X;
+    }
+    crowd.build_index();
+    let (expected, _, across_seams) = ten_nearest_by_sorting(&crowd, radius, 2.0 * half);
+    assert!(across_seams > 100, "{across_seams} neighbours across seams");
+    for simd in SimdPath::supported() {
+        assert!(crowd.set_simd_path(simd));
+        crowd.accumulate_forces();
+        let (mut kept, mut left) = (0, 0);
+        for (slot, expected) in expected.iter().enumerate() {
+            let index = crowd.index.gathered[slot].index as usize;
+            match crowd.velocity_step.nearest[slot] {
+                Some(keys) => {
+                    let slots: Vec<usize> = keys.slots().collect();
+                    let expected_slots: Vec<usize> = expected.iter().map(|e| e.0).collect();
+                    assert_eq!(slots, expected_slots, "{simd:?} slot {slot}");
+                    assert_eq!(params(index), 0, "{simd:?} slot {slot}");
+                    kept += 1;
+                }
+                None => {
+                    assert_ne!(params(index), 0, "{simd:?} slot {slot}");
+                    left += 1;
+                }
+            }
+            // What the step takes, kept or scanned for, with the offsets.
+            assert_eq!(
+                &crowd.avoided_neighbours(slot),
+                expected,
+                "{simd:?} slot {slot}"
+            );
+        }
+        assert!(kept > 350, "{simd:?}: {kept} kept");
+        assert!(left > 100, "{simd:?}: {left} left to the step");
+    }
 }

@@ -54,7 +54,8 @@ use glam::{IVec3, Vec3};
 
 use crate::executor::for_each_chunk_mut;
 use crate::maths::{length, limit_length, unit};
-use crate::neighbours::seam_images;
+use crate::neighbours::nearest::NearestKeys;
+use crate::neighbours::{Images, seam_images};
 use crate::obstacles::{Layered, ObstacleQuery};
 use crate::rules::coincident_direction;
 use crate::rules::wander::NoiseDraw;
@@ -117,6 +118,9 @@ pub(crate) struct VelocityStep {
     pub(crate) preferred: Vec<Vec3>,
     /// By grid slot: the velocity chosen.
     pub(crate) chosen: Vec<Vec3>,
+    /// By grid slot: the nearest neighbours each agent avoids, as the force pass's scan kept
+    /// them, where it could (see [`Crowd::keeps_nearest`]); read while the forces are pending.
+    pub(crate) nearest: Vec<Option<NearestKeys>>,
 }
 
 /// A neighbour kept among the nearest.
@@ -126,47 +130,6 @@ struct Near {
     slot: usize,
     /// The neighbour's position minus the agent's (on the plane, for planar crowds).
     offset: Vec3,
-}
-
-/// The keys of the nearest neighbours found so far, nearest first: each the squared distance's
-/// bits above the slot, so that integer order is nearest first and ties by slot (distances
-/// are never negative), and [`NearestKeys::EMPTY`] where none is yet.
-#[derive(Clone, Copy, Debug)]
-struct NearestKeys([u64; MOST_AGENTS_AVOIDED]);
-
-impl NearestKeys {
-    /// An infinite distance, which sorts after every neighbour.
-    const EMPTY: u64 = (f32::INFINITY.to_bits() as u64) << 32 | u32::MAX as u64;
-
-    fn new() -> Self {
-        Self([Self::EMPTY; MOST_AGENTS_AVOIDED])
-    }
-
-    /// Takes in the neighbour in `slot` at `dist_sq` if it is among the nearest. Whether a
-    /// neighbour is nearer than those kept is as good as random, so the neighbour is carried
-    /// down the list, swapping places wherever it is nearer, without a branch.
-    #[inline(always)]
-    fn offer(&mut self, dist_sq: f32, slot: usize) {
-        let mut carried = u64::from(dist_sq.to_bits()) << 32 | slot as u64;
-        for kept in &mut self.0 {
-            let nearer = (*kept).min(carried);
-            carried = (*kept).max(carried);
-            *kept = nearer;
-        }
-    }
-
-    /// The squared distance of the farthest neighbour kept, infinite until the list is full:
-    /// one further away cannot be taken in.
-    #[inline(always)]
-    fn farthest_kept(&self) -> f32 {
-        f32::from_bits((self.0[MOST_AGENTS_AVOIDED - 1] >> 32) as u32)
-    }
-
-    /// The slots kept, nearest first.
-    fn slots(&self) -> impl Iterator<Item = usize> + '_ {
-        let taken = self.0.iter().take_while(|&&key| key != Self::EMPTY);
-        taken.map(|&key| (key & u64::from(u32::MAX)) as usize)
-    }
 }
 
 /// Scratch space a chunk of the step reuses from agent to agent.
@@ -195,6 +158,24 @@ impl Crowd {
             .any(|p| p.velocity_obstacles != VelocityObstacles::Off)
     }
 
+    /// Whether some agents do not avoid every other by their avoidance layers: with every
+    /// agent in a layer and every mask full, each avoids every other, and the step need not
+    /// look up each neighbour's layers.
+    fn avoids_by_layers(&self) -> bool {
+        self.params.iter().any(|p| {
+            let p = &p.params.perception;
+            p.avoidance_mask != u32::MAX || p.avoidance_layers == 0
+        })
+    }
+
+    /// Whether the force pass keeps each agent's nearest neighbours for the step (see
+    /// [`Neighbourhood::scan_keeping_nearest`](crate::neighbours::Neighbourhood::scan_keeping_nearest)),
+    /// which saves the step a scan of its own: where some agents avoid velocity obstacles, and
+    /// every agent avoids every other.
+    pub(crate) fn keeps_nearest(&self) -> bool {
+        self.avoids_velocity_obstacles() && !self.avoids_by_layers()
+    }
+
     /// Fills `chosen`, by grid slot, with each agent's velocity: its `preferred` one, or for
     /// agents that avoid velocity obstacles, the nearest that keeps clear of their neighbours
     /// and does not cross `obstacles` or walls within `dt`. Reads the positions and velocities
@@ -202,12 +183,7 @@ impl Crowd {
     pub(crate) fn choose_velocities(&self, dt: f32, obstacles: &Layered, chosen: &mut Vec<Vec3>) {
         chosen.clear();
         chosen.resize(self.len(), Vec3::ZERO);
-        // With every agent in a layer and every mask full, each avoids every other: no need to
-        // look up each candidate's layers.
-        let layered = self.params.iter().any(|p| {
-            let p = &p.params.perception;
-            p.avoidance_mask != u32::MAX || p.avoidance_layers == 0
-        });
+        let layered = self.avoids_by_layers();
         for_each_chunk_mut(&*self.executor, chosen, |first_slot, chunk| {
             let mut scratch = Scratch::default();
             for (k, out) in chunk.iter_mut().enumerate() {
@@ -426,7 +402,7 @@ impl Crowd {
     /// Fills `scratch.near` with the agent in `slot`'s nearest neighbours within its neighbour
     /// radius (across wrap seams too) that it avoids (only those in its mask's layers, when
     /// `layered`), at most [`MOST_AGENTS_AVOIDED`], nearest first and ties by slot, so that the
-    /// order never depends on the scan's.
+    /// order never depends on the scan's: as the force pass kept them, where it did.
     fn nearest_neighbours(
         &self,
         slot: usize,
@@ -434,13 +410,46 @@ impl Crowd {
         layered: bool,
         scratch: &mut Scratch,
     ) {
-        let (grid, lanes) = (&self.index.grid, &self.index.lanes);
         let position = self.index.gathered[slot].body.position;
+        let images = seam_images(position, prepared, self.space);
+        let kept = match self.velocity_step.nearest.get(slot) {
+            Some(&Some(kept)) if self.forces.pending => kept,
+            _ => self.scan_nearest(slot, position, &images, prepared, layered, scratch),
+        };
+        // The offsets again, with the scan's arithmetic: across the one image of the box
+        // that brings the neighbour within the radius (two images of one neighbour are more
+        // than two radii apart, so never both within it).
+        let (lanes, radius_sq) = (&self.index.lanes, prepared.neighbour_radius_sq);
+        scratch.near.clear();
+        scratch.near.extend(kept.slots().map(|other| {
+            let offset = images
+                .iter()
+                .map(|shift| lanes.position(other) - (position + shift))
+                .find(|offset| offset.length_squared() <= radius_sq)
+                .unwrap_or_default();
+            Near {
+                slot: other,
+                offset: self.space.flat(offset),
+            }
+        }));
+    }
+
+    /// The nearest neighbours that [`nearest_neighbours`](Self::nearest_neighbours) takes, by
+    /// a scan of their own round the agent in `slot` at `position` and its seam `images`.
+    fn scan_nearest(
+        &self,
+        slot: usize,
+        position: Vec3,
+        images: &Images,
+        prepared: &Prepared,
+        layered: bool,
+        scratch: &mut Scratch,
+    ) -> NearestKeys {
+        let grid = &self.index.grid;
         let Scratch {
             stencil_cell,
             stencil,
             seam_stencil,
-            near,
             ..
         } = scratch;
         let cell = grid.cell_of(position);
@@ -450,8 +459,7 @@ impl Crowd {
         }
         let radius_sq = prepared.neighbour_radius_sq;
         let perception = &prepared.params.perception;
-        let images = seam_images(position, prepared, self.space);
-        let mut nearest = NearestKeys::new();
+        let mut nearest = NearestKeys::default();
         for shift in images.iter() {
             let centre = position + shift;
             let ranges = if shift == Vec3::ZERO {
@@ -466,6 +474,7 @@ impl Crowd {
                 usize::MAX
             };
             let nearest = &mut nearest;
+            let lanes = &self.index.lanes;
             lanes.for_each_near(ranges, centre, own, radius_sq, move |other, dist_sq| {
                 let avoided = !layered || {
                     let theirs = &self.params[self.index.gathered[other].params as usize];
@@ -477,21 +486,7 @@ impl Crowd {
                 nearest.farthest_kept()
             });
         }
-        // The offsets again, with the scan's arithmetic: across the one image of the box
-        // that brings the neighbour within the radius (two images of one neighbour are more
-        // than two radii apart, so never both within it).
-        near.clear();
-        near.extend(nearest.slots().map(|other| {
-            let offset = images
-                .iter()
-                .map(|shift| lanes.position(other) - (position + shift))
-                .find(|offset| offset.length_squared() <= radius_sq)
-                .unwrap_or_default();
-            Near {
-                slot: other,
-                offset: self.space.flat(offset),
-            }
-        }));
+        nearest
     }
 }
 
@@ -499,7 +494,8 @@ impl Crowd {
 impl Crowd {
     /// The neighbours the agent in grid `slot` avoids, as
     /// [`choose_velocities`](Self::choose_velocities) finds them after
-    /// [`build_index`](Self::build_index): slots and offsets, nearest first.
+    /// [`build_index`](Self::build_index) (and, where it keeps them,
+    /// [`accumulate_forces`](Self::accumulate_forces)): slots and offsets, nearest first.
     pub(crate) fn avoided_neighbours(&self, slot: usize) -> Vec<(usize, Vec3)> {
         let prepared = &self.params[self.index.gathered[slot].params as usize];
         let mut scratch = Scratch::default();
