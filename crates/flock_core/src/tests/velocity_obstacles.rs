@@ -19,7 +19,7 @@ fn lone_encounter<V>(offset: V, velocity: V, radius: f32, horizon: f32) -> Encou
         radius,
         horizon,
         share: 1.0,
-        apart: Vec3::X,
+        fixed_apart: Vec3::ZERO,
     }
 }
 
@@ -160,7 +160,6 @@ fn fixed_half_planes_hold_when_the_others_cannot() {
 #[test]
 fn contact_bounds_split_the_gap_between_bodies() {
     let mut e = lone_encounter(Vec3::new(0.8, 0.0, 0.0), Vec3::new(0.5, 0.0, 0.0), 0.7, 2.0);
-    e.apart = -Vec3::X;
     e.share = 0.5;
     let (n, bound) = contact(&e, 0.05, 2.0).expect("binds");
     assert_near(n, Vec3::X, "direction");
@@ -381,15 +380,15 @@ fn on_the_plane(e: &Encounter<Vec3>) -> Encounter<Vec2> {
         radius: e.radius,
         horizon: e.horizon,
         share: e.share,
-        apart: e.apart,
+        fixed_apart: e.fixed_apart,
     }
 }
 
 /// The step's half-planes and half-spaces, eight at a time on lanes, are bit for bit those of
 /// `planar::half_plane` and `volume::half_space` one at a time, on every path this processor
 /// runs: in each of the three cases (nearest the cut-off, nearest the cone's legs,
-/// overlapping), where the change has no direction (the fixed `apart` then), and in groups of
-/// every length up to two full ones.
+/// overlapping), where the change has no direction (away from the neighbour then, or the fixed
+/// direction where the two coincide), and in groups of every length up to two full ones.
 #[test]
 fn half_spaces_on_lanes_match_one_at_a_time() {
     let mut draws = Draws(5);
@@ -403,7 +402,14 @@ fn half_spaces_on_lanes_match_one_at_a_time() {
         radius: 0.5,
         horizon: 2.0,
         share: 0.5,
-        apart: Vec3::new(0.0, 1.0, 0.0),
+        fixed_apart: Vec3::ZERO,
+    };
+    // On top of the agent, moving with it: the pair's fixed direction.
+    let coincident = Encounter {
+        offset: Vec3::ZERO,
+        velocity: Vec3::X,
+        fixed_apart: Vec3::new(0.0, 1.0, 0.0),
+        ..still
     };
     let bits = |coordinates: &[f32]| coordinates.iter().map(|c| c.to_bits()).collect::<Vec<_>>();
     for space in [Space::Planar, Space::Volume] {
@@ -428,12 +434,13 @@ fn half_spaces_on_lanes_match_one_at_a_time() {
                             radius: 0.2 + draws.unit() * 1.3,
                             horizon: 0.5 + draws.unit() * 3.0,
                             share: 0.2 + draws.unit() * 0.8,
-                            apart: (-offset).normalize_or(Vec3::X),
+                            fixed_apart: Vec3::ZERO,
                         }
                     })
                     .collect();
                 let velocity = if count % 3 == 0 {
                     encounters[count / 2] = still;
+                    encounters[0] = coincident;
                     Vec3::X
                 } else {
                     vector(&mut draws, 2.0)
@@ -491,9 +498,14 @@ fn half_spaces_on_lanes_match_one_at_a_time() {
         assert!(cases.iter().all(|&n| n > 250), "{space:?}: cases {cases:?}");
         assert!(checked >= 5_440, "{space:?}: {checked} checked");
     }
-    assert_eq!(volume::half_space(&still, Vec3::X, dt).normal, still.apart);
-    let line = planar::half_plane(&on_the_plane(&still), Vec2::X, dt);
-    assert_eq!(line.direction, Vec2::new(still.apart.y, -still.apart.x));
+    for e in [still, coincident] {
+        let apart = e.apart();
+        assert_eq!(volume::half_space(&e, Vec3::X, dt).normal, apart);
+        let line = planar::half_plane(&on_the_plane(&e), Vec2::X, dt);
+        assert_eq!(line.direction, Vec2::new(apart.y, -apart.x));
+    }
+    assert_eq!(still.apart(), -Vec3::X);
+    assert_eq!(coincident.apart(), Vec3::Y);
 }
 
 /// Agents that seek their targets at `speed` with bodies of `diameter`, avoiding each other

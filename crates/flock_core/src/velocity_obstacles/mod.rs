@@ -107,8 +107,25 @@ pub(crate) struct Encounter<V> {
     /// The share of the manoeuvre the agent takes: by [`manoeuvre_share`] when the neighbour
     /// avoids it too, all of it when the neighbour keeps its velocity.
     pub(crate) share: f32,
-    /// Unit direction from the neighbour to the agent, fixed per pair when they coincide.
-    pub(crate) apart: Vec3,
+    /// The unit direction from the neighbour to the agent where the offset's squared length
+    /// is not a normal number (see [`Encounter::apart`]): `-offset` scaled to unit length
+    /// where it can be, fixed per pair where they coincide. Zero, and never read, elsewhere.
+    pub(crate) fixed_apart: Vec3,
+}
+
+impl Encounter<Vec3> {
+    /// The unit direction from the neighbour to the agent: `-offset` times the reciprocal of
+    /// its length where its squared length is a normal number (as glam normalises; the
+    /// half-spaces compute this on lanes, and the build of an encounter skips it), else
+    /// [`fixed_apart`](Self::fixed_apart).
+    #[inline]
+    pub(crate) fn apart(&self) -> Vec3 {
+        if self.offset.length_squared().is_normal() {
+            (-self.offset).normalize()
+        } else {
+            self.fixed_apart
+        }
+    }
 }
 
 /// The buffers of the velocity-obstacle step, kept between ticks.
@@ -242,9 +259,13 @@ impl Crowd {
                 } else {
                     1.0
                 },
-                apart: unit(-near.offset).unwrap_or_else(|| {
-                    coincident_direction(agent.index as usize, other_index as usize, self.space)
-                }),
+                fixed_apart: if near.offset.length_squared().is_normal() {
+                    Vec3::ZERO
+                } else {
+                    unit(-near.offset).unwrap_or_else(|| {
+                        coincident_direction(agent.index as usize, other_index as usize, self.space)
+                    })
+                },
             };
             if solid {
                 encounter
@@ -513,7 +534,7 @@ impl Crowd {
 /// within the max speed.
 #[inline]
 pub(crate) fn contact(e: &Encounter<Vec3>, dt: f32, max_speed: f32) -> Option<(Vec3, f32)> {
-    let n = -e.apart;
+    let n = -e.apart();
     let gap = length(e.offset) - e.radius;
     let bound = if e.share < 1.0 {
         e.share * gap / dt

@@ -71,8 +71,10 @@ pub(crate) fn half_plane(e: &Encounter<Vec2>, velocity: Vec2, dt: f32) -> HalfPl
         let w_len = w.length();
         let unit_w = if w_len > 0.0 {
             w / w_len
+        } else if offset.length_squared().is_normal() {
+            (-offset).normalize()
         } else {
-            e.apart.truncate()
+            e.fixed_apart.truncate()
         };
         direction = Vec2::new(unit_w.y, -unit_w.x);
         u = unit_w * (r / dt - w_len);
@@ -132,8 +134,8 @@ fn half_planes_on<V: Wide>(
                 e.radius,
                 e.horizon,
                 e.share,
-                e.apart.x,
-                e.apart.y,
+                e.fixed_apart.x,
+                e.fixed_apart.y,
             ];
             for (column, field) in columns.iter_mut().zip(fields) {
                 column[k] = field;
@@ -172,7 +174,7 @@ fn group_half_planes<V: Wide>(
     [ox, oy]: [V; 2],
     [ex, ey]: [V; 2],
     [r, horizon, share]: [V; 3],
-    [ax, ay]: [V; 2],
+    [fx, fy]: [V; 2],
     velocity: Vec2,
     dt: f32,
 ) -> [V; 4] {
@@ -219,6 +221,14 @@ fn group_half_planes<V: Wide>(
     let (wx, wy) = (rx - ox / dt, ry - oy / dt);
     let w_len = (wx * wx + wy * wy).sqrt();
     let some = w_len.cmpgt(zero);
+    // Where the change has no direction: away from the neighbour (see `Encounter::apart`).
+    let normal =
+        dist_sq.cmpge(V::splat(f32::MIN_POSITIVE)) & dist_sq.cmplt(V::splat(f32::INFINITY));
+    let recip = V::splat(1.0) / dist_sq.sqrt();
+    let (ax, ay) = (
+        V::select(normal, -ox * recip, fx),
+        V::select(normal, -oy * recip, fy),
+    );
     let (unit_x, unit_y) = (
         V::select(some, wx / w_len, ax),
         V::select(some, wy / w_len, ay),

@@ -63,14 +63,14 @@ pub(crate) fn half_space(e: &Encounter<Vec3>, velocity: Vec3, dt: f32) -> HalfSp
             let t = (b + (b * b - a * c).max(0.0).sqrt()) / a;
             let w = relative - offset * t;
             let w_len = w.length();
-            normal = if w_len > 0.0 { w / w_len } else { e.apart };
+            normal = if w_len > 0.0 { w / w_len } else { e.apart() };
             u = normal * (r * t - w_len);
         }
     } else {
         // Overlapping: leave the sphere of the positions one tick ahead.
         let w = relative - offset / dt;
         let w_len = w.length();
-        normal = if w_len > 0.0 { w / w_len } else { e.apart };
+        normal = if w_len > 0.0 { w / w_len } else { e.apart() };
         u = normal * (r / dt - w_len);
     }
     HalfSpace {
@@ -126,15 +126,15 @@ fn half_spaces_on<V: Wide>(
                 e.radius,
                 e.horizon,
                 e.share,
-                e.apart.x,
-                e.apart.y,
-                e.apart.z,
+                e.fixed_apart.x,
+                e.fixed_apart.y,
+                e.fixed_apart.z,
             ];
             for (column, field) in columns.iter_mut().zip(fields) {
                 column[k] = field;
             }
         }
-        let [ox, oy, oz, ex, ey, ez, r, horizon, share, ax, ay, az] = [
+        let [ox, oy, oz, ex, ey, ez, r, horizon, share, fx, fy, fz] = [
             V::load(&columns[0], 0),
             V::load(&columns[1], 0),
             V::load(&columns[2], 0),
@@ -148,11 +148,12 @@ fn half_spaces_on<V: Wide>(
             V::load(&columns[10], 0),
             V::load(&columns[11], 0),
         ];
+        let offset = [ox, oy, oz];
         let lanes = group_half_spaces(
-            [ox, oy, oz],
+            offset,
             [ex, ey, ez],
             [r, horizon, share],
-            [ax, ay, az],
+            apart(offset, [fx, fy, fz]),
             velocity,
             dt,
         );
@@ -188,6 +189,21 @@ fn minus_scaled<V: Wide>(a: Lanes3<V>, b: Lanes3<V>, s: V, divide: bool) -> Lane
     } else {
         [a[0] - b[0] * s, a[1] - b[1] * s, a[2] - b[2] * s]
     }
+}
+
+/// [`Encounter::apart`] on lanes: the unit direction opposite each `offset`, or the `fixed`
+/// one where the offset's squared length is not a normal number.
+#[inline(always)]
+fn apart<V: Wide>(offset: Lanes3<V>, fixed: Lanes3<V>) -> Lanes3<V> {
+    let length_sq = dot(offset, offset);
+    let normal =
+        length_sq.cmpge(V::splat(f32::MIN_POSITIVE)) & length_sq.cmplt(V::splat(f32::INFINITY));
+    let recip = V::splat(1.0) / length_sq.sqrt();
+    [
+        V::select(normal, -offset[0] * recip, fixed[0]),
+        V::select(normal, -offset[1] * recip, fixed[1]),
+        V::select(normal, -offset[2] * recip, fixed[2]),
+    ]
 }
 
 /// `w` over its length (or `apart` where it has none), and that length.
