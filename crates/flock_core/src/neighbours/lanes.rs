@@ -27,8 +27,9 @@ const LANES: usize = WIDTH;
 /// Flock keys are stored as `f32`, exact below this many distinct flocks.
 const EXACT_KEYS: usize = 1 << 24;
 
-/// Positions, velocities and flocks of the agents in grid slot order, one array per
-/// component, each padded with `LANES - 1` zeros so that the last lanes load in bounds.
+/// Positions, velocities, flocks and parameter sets of the agents in grid slot order, one
+/// array per component, the lanes' each padded with `LANES - 1` zeros so that the last lanes
+/// load in bounds.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SlotLanes {
     x: Vec<f32>,
@@ -41,6 +42,9 @@ pub(crate) struct SlotLanes {
     flock_key: Vec<f32>,
     /// Whether every flock got a distinct key (fewer than [`EXACT_KEYS`] flocks).
     keys_exact: bool,
+    /// The agent's parameter set: read for neighbours, a few slots from the agent's own, where
+    /// the agents' column by index would miss the cache.
+    params: Vec<u32>,
     flock_keys: HashMap<u32, f32>,
     /// The form of the lanes scans run.
     simd: SimdPath,
@@ -56,6 +60,9 @@ impl SlotLanes {
             column.clear();
             column.reserve(padded);
         }
+        self.params.clear();
+        self.params
+            .extend(gathered.iter().map(|agent| agent.params));
         for agent in gathered {
             let (p, v, flock) = (agent.body.position, agent.body.velocity, agent.flock);
             let key = match last {
@@ -101,6 +108,11 @@ impl SlotLanes {
     /// The velocity of the agent in `slot`.
     pub(crate) fn velocity(&self, slot: usize) -> Vec3 {
         Vec3::new(self.vx[slot], self.vy[slot], self.vz[slot])
+    }
+
+    /// The parameter set of the agent in `slot`.
+    pub(crate) fn params(&self, slot: usize) -> u32 {
+        self.params[slot]
     }
 
     /// Whether flock keys tell every flock apart, so that [`LaneScan`] may be used.

@@ -6,10 +6,11 @@ use crate::velocity_obstacles::MOST_AGENTS_AVOIDED;
 
 /// The keys of the nearest neighbours found so far, nearest first: each the squared distance's
 /// bits above the slot, so that integer order is nearest first and ties by slot (distances
-/// are never negative), and [`NearestKeys::EMPTY`] where none is yet. Which neighbours are kept
-/// does not depend on the order they are offered in.
+/// are never negative, nor NaN, so every key is a positive `i64`, which AVX2 compares in one
+/// instruction), and [`NearestKeys::EMPTY`] where none is yet. Which neighbours are kept does
+/// not depend on the order they are offered in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct NearestKeys([u64; MOST_AGENTS_AVOIDED]);
+pub(crate) struct NearestKeys([i64; MOST_AGENTS_AVOIDED]);
 
 impl Default for NearestKeys {
     fn default() -> Self {
@@ -19,7 +20,7 @@ impl Default for NearestKeys {
 
 impl NearestKeys {
     /// An infinite distance, which sorts after every neighbour.
-    const EMPTY: u64 = (f32::INFINITY.to_bits() as u64) << 32 | u32::MAX as u64;
+    const EMPTY: i64 = (f32::INFINITY.to_bits() as i64) << 32 | u32::MAX as i64;
 
     /// Takes in the neighbour in `slot` at `dist_sq` if it is among the nearest. Whether a
     /// neighbour is nearer than those kept is as good as random, so there is no branch: each
@@ -28,7 +29,7 @@ impl NearestKeys {
     /// computed side by side rather than one after another.
     #[inline(always)]
     pub(crate) fn offer(&mut self, dist_sq: f32, slot: usize) {
-        let key = u64::from(dist_sq.to_bits()) << 32 | slot as u64;
+        let key = i64::from(dist_sq.to_bits()) << 32 | slot as i64;
         let old = self.0;
         self.0[0] = old[0].min(key);
         for k in 1..MOST_AGENTS_AVOIDED {
@@ -50,7 +51,7 @@ impl NearestKeys {
     /// The slots kept, nearest first.
     pub(crate) fn slots(&self) -> impl Iterator<Item = usize> + '_ {
         let taken = self.0.iter().take_while(|&&key| key != Self::EMPTY);
-        taken.map(|&key| (key & u64::from(u32::MAX)) as usize)
+        taken.map(|&key| (key & i64::from(u32::MAX)) as usize)
     }
 }
 

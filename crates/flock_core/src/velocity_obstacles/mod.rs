@@ -47,7 +47,6 @@
 pub(crate) mod planar;
 pub(crate) mod volume;
 
-use core::cmp::Ordering;
 use core::ops::Range;
 
 use glam::{IVec3, Vec3};
@@ -242,7 +241,7 @@ impl Crowd {
             // From the compact columns rather than the neighbour's whole gathered entry, a cache
             // line apart from the agent's own and rarely in cache.
             let other_index = self.index.grid.order()[near.slot];
-            let other_params = &self.params[self.agents.params[other_index as usize] as usize];
+            let other_params = &self.params[self.index.lanes.params(near.slot) as usize];
             let theirs = &other_params.params.perception;
             let avoided_back =
                 other_params.velocity_obstacles != VelocityObstacles::Off && avoids(theirs, &own);
@@ -498,7 +497,7 @@ impl Crowd {
             let lanes = &self.index.lanes;
             lanes.for_each_near(ranges, centre, own, radius_sq, move |other, dist_sq| {
                 let avoided = !layered || {
-                    let theirs = &self.params[self.index.gathered[other].params as usize];
+                    let theirs = &self.params[lanes.params(other) as usize];
                     avoids(perception, &theirs.params.perception)
                 };
                 if avoided {
@@ -589,9 +588,8 @@ pub(crate) fn yielding_share(i: u32, j: u32) -> f32 {
         h ^= h >> 15;
         h.wrapping_mul(0x2C1B_3C6D)
     };
-    match (rank(i), i).cmp(&(rank(j), j)) {
-        Ordering::Less => 0.5 + YIELD,
-        Ordering::Greater => 0.5 - YIELD,
-        Ordering::Equal => 0.5,
-    }
+    // Which ranks lower is as good as random: a sign rather than a branch.
+    let (own, theirs) = ((rank(i), i), (rank(j), j));
+    let sign = i8::from(own < theirs) - i8::from(own > theirs);
+    0.5 + YIELD * f32::from(sign)
 }
