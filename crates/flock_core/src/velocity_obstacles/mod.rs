@@ -54,6 +54,7 @@ use glam::{IVec3, Vec3};
 use crate::executor::for_each_chunk_mut;
 use crate::maths::{length, limit_length, unit};
 use crate::neighbours::nearest::NearestKeys;
+use crate::neighbours::wide::Wide;
 use crate::neighbours::{Images, seam_images};
 use crate::obstacles::{Layered, ObstacleQuery};
 use crate::rules::coincident_direction;
@@ -110,6 +111,15 @@ pub(crate) struct Encounter<V> {
     /// is not a normal number (see [`Encounter::apart`]): `-offset` scaled to unit length
     /// where it can be, fixed per pair where they coincide. Zero, and never read, elsewhere.
     pub(crate) fixed_apart: Vec3,
+}
+
+/// Where each lane of `length_sq`, a squared length, is a normal number (as
+/// [`Encounter::apart`] asks), and there the reciprocal of the length, as glam normalises.
+#[inline(always)]
+pub(super) fn recip_length_where_normal<V: Wide>(length_sq: V) -> (V::Mask, V) {
+    let normal =
+        length_sq.cmpge(V::splat(f32::MIN_POSITIVE)) & length_sq.cmplt(V::splat(f32::INFINITY));
+    (normal, V::splat(1.0) / length_sq.sqrt())
 }
 
 impl Encounter<Vec3> {

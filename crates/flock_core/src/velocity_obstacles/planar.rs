@@ -4,7 +4,7 @@
 
 use glam::{Vec2, Vec3};
 
-use super::{Encounter, PARALLEL};
+use super::{Encounter, PARALLEL, recip_length_where_normal};
 use crate::SimdPath;
 #[cfg(target_arch = "x86_64")]
 use crate::neighbours::wide::Avx;
@@ -222,9 +222,7 @@ fn group_half_planes<V: Wide>(
     let w_len = (wx * wx + wy * wy).sqrt();
     let some = w_len.cmpgt(zero);
     // Where the change has no direction: away from the neighbour (see `Encounter::apart`).
-    let normal =
-        dist_sq.cmpge(V::splat(f32::MIN_POSITIVE)) & dist_sq.cmplt(V::splat(f32::INFINITY));
-    let recip = V::splat(1.0) / dist_sq.sqrt();
+    let (normal, recip) = recip_length_where_normal(dist_sq);
     let (ax, ay) = (
         V::select(normal, -ox * recip, fx),
         V::select(normal, -oy * recip, fy),

@@ -5,7 +5,7 @@
 
 use glam::Vec3;
 
-use super::{Encounter, PARALLEL};
+use super::{Encounter, PARALLEL, recip_length_where_normal};
 use crate::SimdPath;
 #[cfg(target_arch = "x86_64")]
 use crate::neighbours::wide::Avx;
@@ -195,10 +195,7 @@ fn minus_scaled<V: Wide>(a: Lanes3<V>, b: Lanes3<V>, s: V, divide: bool) -> Lane
 /// one where the offset's squared length is not a normal number.
 #[inline(always)]
 fn apart<V: Wide>(offset: Lanes3<V>, fixed: Lanes3<V>) -> Lanes3<V> {
-    let length_sq = dot(offset, offset);
-    let normal =
-        length_sq.cmpge(V::splat(f32::MIN_POSITIVE)) & length_sq.cmplt(V::splat(f32::INFINITY));
-    let recip = V::splat(1.0) / length_sq.sqrt();
+    let (normal, recip) = recip_length_where_normal(dot(offset, offset));
     [
         V::select(normal, -offset[0] * recip, fixed[0]),
         V::select(normal, -offset[1] * recip, fixed[1]),
