@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use glam::Vec3;
 
 use super::Scan;
-use super::nearest::KeepNearest;
+use super::nearest::{KeepNearest, NearestKeys};
 use super::wide::{Pair, SimdPath, WIDTH, Wide, any, count, lane_sum};
 use crate::agents::Gathered;
 use crate::rules::{COINCIDENT_SQ, Collision, Prediction, separation_divisor};
@@ -139,45 +139,44 @@ impl SlotLanes {
         supported
     }
 
-    /// Calls `take(slot, dist_sq)` for each candidate of `ranges` (never `own`) whose
-    /// squared distance from `centre` is at most `radius_sq`, in slot order; `take` returns
-    /// the squared distance beyond which it wants no more, and candidates of later groups of
-    /// lanes beyond it are skipped.
+    /// Offers `nearest` each candidate of `ranges` (never `own`) within `radius_sq` of `centre`
+    /// that `taken(slot)` accepts (see [`NearestKeys::offer_group_where`]).
     #[inline]
-    pub(crate) fn for_each_near(
+    pub(crate) fn offer_nearest(
         &self,
         ranges: &[Range<usize>],
         centre: Vec3,
         own: usize,
         radius_sq: f32,
-        take: impl FnMut(usize, f32) -> f32,
+        nearest: &mut NearestKeys,
+        taken: impl Fn(usize) -> bool,
     ) {
         match self.simd {
             SimdPath::Portable => {
-                self.for_each_near_on::<Pair>(ranges, centre, own, radius_sq, take)
+                self.offer_nearest_on::<Pair>(ranges, centre, own, radius_sq, nearest, taken)
             }
             #[cfg(target_arch = "x86_64")]
-            SimdPath::Avx2 => {
-                self.for_each_near_on::<super::wide::Avx>(ranges, centre, own, radius_sq, take)
-            }
+            SimdPath::Avx2 => self.offer_nearest_on::<super::wide::Avx>(
+                ranges, centre, own, radius_sq, nearest, taken,
+            ),
         }
     }
 
-    /// [`for_each_near`](Self::for_each_near) on lanes of form `V`.
+    /// [`offer_nearest`](Self::offer_nearest) on lanes of form `V`.
     #[inline(always)]
-    fn for_each_near_on<V: Wide>(
+    fn offer_nearest_on<V: Wide>(
         &self,
         ranges: &[Range<usize>],
         centre: Vec3,
         own: usize,
         radius_sq: f32,
-        mut take: impl FnMut(usize, f32) -> f32,
+        nearest: &mut NearestKeys,
+        taken: impl Fn(usize) -> bool,
     ) {
         V::enter(
             #[inline(always)]
             || {
                 let probe = Probe::new(radius_sq, Vec3::ZERO, None);
-                let mut wanted = radius_sq;
                 probe.for_each_group::<V>(
                     self,
                     ranges,
@@ -185,15 +184,7 @@ impl SlotLanes {
                     own,
                     #[inline(always)]
                     |s, _, _, _, dist_sq, keep| {
-                        let mut bits = V::bitmask(keep & dist_sq.cmple(V::splat(wanted)));
-                        if bits != 0 {
-                            let dist_sq = dist_sq.to_array();
-                            while bits != 0 {
-                                let k = bits.trailing_zeros() as usize;
-                                bits &= bits - 1;
-                                wanted = take(s + k, dist_sq[k]);
-                            }
-                        }
+                        nearest.offer_group_where(s, keep, dist_sq, &taken);
                         true
                     },
                 );

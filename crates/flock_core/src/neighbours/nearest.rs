@@ -28,7 +28,7 @@ impl NearestKeys {
     /// own and the neighbour's otherwise. Each place reads only the old list, so the places are
     /// computed side by side rather than one after another.
     #[inline(always)]
-    pub(crate) fn offer(&mut self, dist_sq: f32, slot: usize) {
+    fn offer(&mut self, dist_sq: f32, slot: usize) {
         let key = i64::from(dist_sq.to_bits()) << 32 | slot as i64;
         let old = self.0;
         self.0[0] = old[0].min(key);
@@ -38,6 +38,30 @@ impl NearestKeys {
             } else {
                 old[k].min(key)
             };
+        }
+    }
+
+    /// Takes in the candidates `keep` selects of the group starting at slot `first`, at
+    /// squared distances `dist_sq`, that `taken(slot)` accepts, where they are among the
+    /// nearest. Lanes beyond the farthest kept are skipped: once the list is full, most are.
+    #[inline(always)]
+    pub(crate) fn offer_group_where<V: Wide>(
+        &mut self,
+        first: usize,
+        keep: V::Mask,
+        dist_sq: V,
+        taken: impl Fn(usize) -> bool,
+    ) {
+        let mut bits = V::bitmask(keep & dist_sq.cmple(V::splat(self.farthest_kept())));
+        if bits != 0 {
+            let dist_sq = dist_sq.to_array();
+            while bits != 0 {
+                let k = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if taken(first + k) {
+                    self.offer(dist_sq[k], first + k);
+                }
+            }
         }
     }
 
@@ -69,17 +93,8 @@ impl KeepNearest for () {
 }
 
 impl KeepNearest for NearestKeys {
-    /// Lanes beyond the farthest kept are skipped: once the list is full, most are.
     #[inline(always)]
     fn offer_group<V: Wide>(&mut self, first: usize, keep: V::Mask, dist_sq: V) {
-        let mut bits = V::bitmask(keep & dist_sq.cmple(V::splat(self.farthest_kept())));
-        if bits != 0 {
-            let dist_sq = dist_sq.to_array();
-            while bits != 0 {
-                let k = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                self.offer(dist_sq[k], first + k);
-            }
-        }
+        self.offer_group_where(first, keep, dist_sq, |_| true);
     }
 }

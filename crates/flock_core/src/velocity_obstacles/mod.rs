@@ -503,17 +503,12 @@ impl Crowd {
             } else {
                 usize::MAX
             };
-            let nearest = &mut nearest;
             let lanes = &self.index.lanes;
-            lanes.for_each_near(ranges, centre, own, radius_sq, move |other, dist_sq| {
-                let avoided = !layered || {
+            lanes.offer_nearest(ranges, centre, own, radius_sq, &mut nearest, |other| {
+                !layered || {
                     let theirs = &self.params[lanes.params(other) as usize];
                     avoids(perception, &theirs.params.perception)
-                };
-                if avoided {
-                    nearest.offer(dist_sq, other);
                 }
-                nearest.farthest_kept()
             });
         }
         nearest
