@@ -549,7 +549,7 @@ impl<'a> Neighbourhood<'a> {
 /// own `stencil` when unshifted, else the stencil of the image's cell, written to
 /// `seam_stencil`.
 #[inline]
-fn image_ranges<'b>(
+pub(crate) fn image_ranges<'b>(
     index: &NeighbourIndex,
     space: Space,
     centre: Vec3,

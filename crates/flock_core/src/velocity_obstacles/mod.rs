@@ -55,7 +55,7 @@ use crate::executor::for_each_chunk_mut;
 use crate::maths::{length, limit_length, unit};
 use crate::neighbours::nearest::NearestKeys;
 use crate::neighbours::wide::Wide;
-use crate::neighbours::{Images, seam_images};
+use crate::neighbours::{Images, image_ranges, seam_images};
 use crate::obstacles::{Layered, ObstacleQuery};
 use crate::rules::coincident_direction;
 use crate::rules::wander::NoiseDraw;
@@ -492,12 +492,14 @@ impl Crowd {
         let mut nearest = NearestKeys::default();
         for shift in images.iter() {
             let centre = position + shift;
-            let ranges = if shift == Vec3::ZERO {
-                &*stencil
-            } else {
-                grid.stencil(grid.cell_of(centre), self.space, seam_stencil);
-                &*seam_stencil
-            };
+            let ranges = image_ranges(
+                &self.index,
+                self.space,
+                centre,
+                shift,
+                stencil,
+                seam_stencil,
+            );
             let own = if shift == Vec3::ZERO {
                 slot
             } else {
