@@ -62,8 +62,9 @@ impl Crowd {
         });
         self.velocity_step.preferred = preferred;
         let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
-        let mut chosen = core::mem::take(&mut self.velocity_step.chosen);
-        self.choose_velocities(dt, &obstacles, &mut chosen);
+        let mut choices = core::mem::take(&mut self.velocity_step.choices);
+        self.choose_velocities(dt, &obstacles, &mut choices);
+        let chosen = &choices.velocities;
         let mut bodies = core::mem::take(&mut self.agents.bodies);
         let this = &*self;
         let slots = self.index.grid.slots();
@@ -74,7 +75,7 @@ impl Crowd {
             }
         });
         self.agents.bodies = bodies;
-        self.velocity_step.chosen = chosen;
+        self.velocity_step.choices = choices;
     }
 
     /// The velocity agent `i` (at `body`) asks for after `dt`: its force limited and applied

@@ -29,7 +29,9 @@
 //! (circle swaps of 100 and 1,000, two crossing streams of 500, a bottleneck of 200) this took
 //! the most pairs overlapping at once from 57-629 to 0-11 and everyone still arrives, though
 //! later at the door, and a dense crowd swapping places jams more (see the crowd scenarios in
-//! BENCHMARKS.md).
+//! BENCHMARKS.md). Where a choice still leaves two bodies overlapping at the tick's end, the
+//! agents in contact choose again with contact bounds (the [`contacts`] rounds), which took
+//! the deepest overlap in those scenarios from up to 0.19 of the radius to 0.002 at most.
 //!
 //! [`VelocityObstacles::Solid`](crate::VelocityObstacles::Solid) agents also get a contact
 //! bound per neighbour near enough to touch within the tick, never relaxed ([`contact`]): each
@@ -44,6 +46,7 @@
 //! the move is never cut short and slid along the surface, off the chosen course and perhaps
 //! into a neighbour.
 
+mod contacts;
 pub(crate) mod planar;
 pub(crate) mod volume;
 
@@ -51,7 +54,7 @@ use core::ops::Range;
 
 use glam::{IVec3, Vec3};
 
-use crate::executor::for_each_chunk_mut;
+use crate::executor::for_each_chunk_mut2;
 use crate::maths::{length, limit_length, unit};
 use crate::neighbours::nearest::NearestKeys;
 use crate::neighbours::wide::Wide;
@@ -61,6 +64,9 @@ use crate::rules::coincident_direction;
 use crate::rules::wander::NoiseDraw;
 use crate::tuning::{Boundary, Perception, Prepared, VelocityObstacles};
 use crate::{Crowd, Space};
+
+use contacts::Round;
+pub(crate) use contacts::{Choices, contact};
 
 /// Each agent avoids at most this many neighbours, the nearest (as in the RVO2 library's
 /// examples): further ones sit behind them, and the linear program's work grows with the count.
@@ -142,8 +148,8 @@ impl Encounter<Vec3> {
 pub(crate) struct VelocityStep {
     /// By agent index: the velocity the rules and limits ask for.
     pub(crate) preferred: Vec<Vec3>,
-    /// By grid slot: the velocity chosen.
-    pub(crate) chosen: Vec<Vec3>,
+    /// By grid slot: the velocity chosen, and what the contact rounds need.
+    pub(crate) choices: Choices,
     /// By grid slot: the nearest neighbours each agent avoids, as the force pass's scan kept
     /// them, where it could (see [`Crowd::keeps_nearest`]); read while the forces are pending.
     pub(crate) nearest: Vec<Option<NearestKeys>>,
@@ -156,6 +162,17 @@ struct Near {
     slot: usize,
     /// The neighbour's position minus the agent's (on the plane, for planar crowds).
     offset: Vec3,
+}
+
+/// What every agent's choice in one tick shares.
+struct Tick<'a> {
+    dt: f32,
+    /// Whether some agents do not avoid every other ([`Crowd::avoids_by_layers`]).
+    layered: bool,
+    obstacles: &'a Layered<'a>,
+    /// The highest max speed of any agent: bodies further apart than the reach of their two
+    /// speeds within the tick cannot touch by its end.
+    fastest: f32,
 }
 
 /// Scratch space a chunk of the step reuses from agent to agent.
@@ -202,52 +219,87 @@ impl Crowd {
         self.avoids_velocity_obstacles() && !self.avoids_by_layers()
     }
 
-    /// Fills `chosen`, by grid slot, with each agent's velocity: its `preferred` one, or for
-    /// agents that avoid velocity obstacles, the nearest that keeps clear of their neighbours
-    /// and does not cross `obstacles` or walls within `dt`. Reads the positions and velocities
-    /// of the last [`build_index`](Self::build_index), the state at the start of the tick.
-    pub(crate) fn choose_velocities(&self, dt: f32, obstacles: &Layered, chosen: &mut Vec<Vec3>) {
-        chosen.clear();
-        chosen.resize(self.len(), Vec3::ZERO);
-        let layered = self.avoids_by_layers();
-        for_each_chunk_mut(&*self.executor, chosen, |first_slot, chunk| {
-            let mut scratch = Scratch::default();
-            for (k, out) in chunk.iter_mut().enumerate() {
-                *out = self.chosen_velocity(first_slot + k, dt, layered, obstacles, &mut scratch);
-            }
-        });
+    /// Fills `choices.velocities`, by grid slot, with each agent's velocity: its `preferred`
+    /// one, or for agents that avoid velocity obstacles, the nearest that keeps clear of their
+    /// neighbours and does not cross `obstacles` or walls within `dt`; then runs the contact
+    /// rounds (see [`contacts`]). Reads the positions and velocities of the last
+    /// [`build_index`](Self::build_index), the state at the start of the tick.
+    pub(crate) fn choose_velocities(&self, dt: f32, obstacles: &Layered, choices: &mut Choices) {
+        let tick = Tick {
+            dt,
+            layered: self.avoids_by_layers(),
+            obstacles,
+            fastest: self
+                .params
+                .iter()
+                .map(|p| p.params.limits.max_speed)
+                .fold(0.0, f32::max),
+        };
+        let Choices {
+            velocities,
+            within_reach,
+            ..
+        } = choices;
+        velocities.clear();
+        velocities.resize(self.len(), Vec3::ZERO);
+        within_reach.clear();
+        within_reach.resize(self.len(), false);
+        for_each_chunk_mut2(
+            &*self.executor,
+            velocities,
+            within_reach,
+            |first_slot, velocities, within_reach| {
+                let mut scratch = Scratch::default();
+                let outs = velocities.iter_mut().zip(within_reach);
+                for (k, (velocity, within_reach)) in outs.enumerate() {
+                    (*velocity, *within_reach) =
+                        self.chosen_velocity(first_slot + k, &tick, None, &mut scratch);
+                }
+            },
+        );
+        self.resolve_contacts(&tick, choices);
     }
 
-    /// The velocity of the agent in grid `slot`; `layered` when some agents do not avoid every
-    /// other.
+    /// The velocity of the agent in grid `slot`, and whether it is a reciprocal agent whose
+    /// body is within reach of a neighbour's (near enough that the two could touch by the
+    /// tick's end). In a contact `round`, with contact bounds.
     #[inline]
     fn chosen_velocity(
         &self,
         slot: usize,
-        dt: f32,
-        layered: bool,
-        obstacles: &Layered,
+        tick: &Tick,
+        round: Option<&Round>,
         scratch: &mut Scratch,
-    ) -> Vec3 {
+    ) -> (Vec3, bool) {
         let agent = &self.index.gathered[slot];
         let preferred = self.velocity_step.preferred[agent.index as usize];
         let prepared = &self.params[agent.params as usize];
         let solid = match prepared.velocity_obstacles {
-            VelocityObstacles::Off => return preferred,
+            VelocityObstacles::Off => return (preferred, false),
             VelocityObstacles::Reciprocal => false,
             VelocityObstacles::Solid => true,
         };
-        self.nearest_neighbours(slot, prepared, layered, scratch);
+        self.nearest_neighbours(slot, prepared, tick.layered, scratch);
         if scratch.near.is_empty() {
-            return preferred;
+            return (preferred, false);
         }
         let own = prepared.params.perception;
         let max_speed = prepared.params.limits.max_speed;
         let velocity = agent.body.velocity;
-        scratch.encounters.clear();
+        let dt = tick.dt;
+        let reach = dt * (max_speed + tick.fastest);
+        let mut within_reach = false;
+        let Scratch {
+            near,
+            encounters,
+            bounds,
+            ..
+        } = scratch;
+        encounters.clear();
+        bounds.clear();
         // Reciprocal agents' encounters go to the program as it takes them; those of solid
         // agents keep the true radii and shares, which their contact bounds need.
-        scratch.encounters.extend(scratch.near.iter().map(|near| {
+        encounters.extend(near.iter().map(|near| {
             // From the compact columns rather than the neighbour's whole gathered entry, a cache
             // line apart from the agent's own and rarely in cache.
             let other_index = self.index.grid.order()[near.slot];
@@ -276,17 +328,23 @@ impl Crowd {
                     })
                 },
             };
+            let touching = encounter.radius + reach;
+            within_reach |= near.offset.length_squared() < touching * touching;
+            if let Some(round) = round {
+                let bounded = avoided_back
+                    && (other_params.velocity_obstacles == VelocityObstacles::Solid
+                        || round.in_contact[near.slot]);
+                bounds.extend(round.contact(&encounter, near.slot, bounded, dt, max_speed));
+            }
             if solid {
                 encounter
             } else {
                 as_programmed(&encounter)
             }
         }));
-        scratch.bounds.clear();
         if solid {
-            let contacts = scratch.encounters.iter();
-            let contacts = contacts.filter_map(|e| contact(e, dt, max_speed));
-            scratch.bounds.extend(contacts);
+            let contacts = encounters.iter();
+            bounds.extend(contacts.filter_map(|e| contact(e, dt, max_speed)));
         }
         let goal = self.goal(agent.index as usize, preferred, velocity, max_speed);
         let mut chosen = self.solve(velocity, goal, max_speed, dt, scratch);
@@ -296,7 +354,7 @@ impl Crowd {
         let boundary = &prepared.params.boundary;
         for _ in 0..MOST_SURFACES {
             let Some(bound) =
-                self.surface_bound(agent.body.position, chosen, dt, obstacles, boundary)
+                self.surface_bound(agent.body.position, chosen, dt, tick.obstacles, boundary)
             else {
                 break;
             };
@@ -304,11 +362,12 @@ impl Crowd {
             chosen = self.solve(velocity, goal, max_speed, dt, scratch);
         }
         // The program keeps within the max speed; rounding at extreme values may not.
-        if chosen.is_finite() {
+        let chosen = if chosen.is_finite() {
             limit_length(chosen, max_speed)
         } else {
             preferred
-        }
+        };
+        (chosen, within_reach && !solid)
     }
 
     /// The velocity nearest `goal`, within `max_speed`, that keeps to `scratch.bounds` and as
@@ -529,25 +588,6 @@ impl Crowd {
         self.nearest_neighbours(slot, prepared, true, &mut scratch);
         scratch.near.iter().map(|n| (n.slot, n.offset)).collect()
     }
-}
-
-/// The bound that keeps the agent from ending the next `dt` inside the neighbour of `e`:
-/// `n . v <= bound`, with `n` the unit direction to the neighbour. Two agents that both avoid
-/// each close at most their share of the gap between their bodies within the tick, whatever
-/// they did before, so together they at most close it, and standing still always keeps to the
-/// bound (unless they already overlap); an agent closes on one that does not avoid at most by
-/// the gap plus the speed at which the other moves away. `None` where the bound cannot bind
-/// within the max speed.
-#[inline]
-pub(crate) fn contact(e: &Encounter<Vec3>, dt: f32, max_speed: f32) -> Option<(Vec3, f32)> {
-    let n = -e.apart();
-    let gap = length(e.offset) - e.radius;
-    let bound = if e.share < 1.0 {
-        e.share * gap / dt
-    } else {
-        gap / dt + n.dot(e.velocity)
-    };
-    (bound < max_speed).then_some((n, bound))
 }
 
 /// The encounter `e` as the linear program takes it: bodies [`MARGIN`] larger, and
