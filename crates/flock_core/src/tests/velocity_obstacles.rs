@@ -44,14 +44,17 @@ fn a_neighbour_ahead_caps_the_closing_speed_at_the_cut_off() {
     let line = planar::half_plane(&e, Vec2::new(1.5, 0.0), 0.1);
     near2(line.point, Vec2::new(1.0, 0.0), "line point");
     near2(line.direction, Vec2::Y, "line direction");
-    let chosen = planar::solve(&[line], 0, 2.0, Vec2::new(1.5, 0.0), &mut Vec::new());
+    let (chosen, relaxed) = planar::solve(&[line], 0, 2.0, Vec2::new(1.5, 0.0), &mut Vec::new());
+    assert!(!relaxed, "the lone half-plane is met");
     near2(chosen, Vec2::new(1.0, 0.0), "velocity");
 
     let e = lone_encounter(Vec3::new(2.0, 0.0, 0.0), Vec3::ZERO, 1.0, 1.0);
     let space = volume::half_space(&e, Vec3::new(1.5, 0.0, 0.0), 0.1);
     assert_near(space.point, Vec3::new(1.0, 0.0, 0.0), "plane point");
     assert_near(space.normal, -Vec3::X, "plane normal");
-    let chosen = volume::solve(&[space], 0, 2.0, Vec3::new(1.5, 0.0, 0.0), &mut Vec::new());
+    let (chosen, relaxed) =
+        volume::solve(&[space], 0, 2.0, Vec3::new(1.5, 0.0, 0.0), &mut Vec::new());
+    assert!(!relaxed, "the lone half-space is met");
     assert_near(chosen, Vec3::new(1.0, 0.0, 0.0), "velocity in 3D");
 }
 
@@ -63,7 +66,8 @@ fn a_neighbour_ahead_caps_the_closing_speed_at_the_cut_off() {
 fn a_neighbour_in_the_way_turns_the_velocity_onto_a_leg_of_the_cone() {
     let e = lone_encounter(Vec2::new(2.0, 0.0), Vec2::ZERO, 2f32.sqrt(), 1e4);
     let line = planar::half_plane(&e, Vec2::new(1.0, 0.0), 0.1);
-    let chosen = planar::solve(&[line], 0, 2.0, Vec2::new(1.0, 0.0), &mut Vec::new());
+    let (chosen, relaxed) = planar::solve(&[line], 0, 2.0, Vec2::new(1.0, 0.0), &mut Vec::new());
+    assert!(!relaxed, "the lone half-plane is met");
     near2(chosen, Vec2::new(0.5, -0.5), "velocity");
 
     // In 3D, leaning up by 0.2: the nearest point of the cone lies on its ray at 45 degrees in
@@ -76,7 +80,8 @@ fn a_neighbour_in_the_way_turns_the_velocity_onto_a_leg_of_the_cone() {
         Vec3::new(-1.0, 1.0, 0.0).normalize(),
         "normal",
     );
-    let chosen = volume::solve(&[space], 0, 2.0, v, &mut Vec::new());
+    let (chosen, relaxed) = volume::solve(&[space], 0, 2.0, v, &mut Vec::new());
+    assert!(!relaxed, "the lone half-space is met");
     assert_near(chosen, Vec3::new(0.6, 0.6, 0.0), "velocity in 3D");
 }
 
@@ -119,7 +124,8 @@ fn infeasible_half_planes_give_the_least_violating_velocity() {
             direction: -Vec2::Y,
         },
     ];
-    let chosen = planar::solve(&lines, 0, 5.0, Vec2::new(0.5, 0.3), &mut Vec::new());
+    let (chosen, relaxed) = planar::solve(&lines, 0, 5.0, Vec2::new(0.5, 0.3), &mut Vec::new());
+    assert!(relaxed, "the half-planes conflict");
     assert!(chosen.x.abs() < 1e-5, "{chosen}");
 
     let spaces = [
@@ -132,7 +138,9 @@ fn infeasible_half_planes_give_the_least_violating_velocity() {
             normal: Vec3::X,
         },
     ];
-    let chosen = volume::solve(&spaces, 0, 5.0, Vec3::new(0.5, 0.3, 0.1), &mut Vec::new());
+    let (chosen, relaxed) =
+        volume::solve(&spaces, 0, 5.0, Vec3::new(0.5, 0.3, 0.1), &mut Vec::new());
+    assert!(relaxed, "the half-spaces conflict");
     assert!(chosen.x.abs() < 1e-5, "{chosen}");
 }
 
@@ -146,7 +154,8 @@ fn fixed_half_planes_hold_when_the_others_cannot() {
         planar::HalfPlane::at_most(-Vec2::X, -3.0),
         planar::HalfPlane::at_most(-Vec2::Y, -0.5),
     ];
-    let chosen = planar::solve(&lines, 1, 5.0, Vec2::new(4.0, 0.0), &mut Vec::new());
+    let (chosen, relaxed) = planar::solve(&lines, 1, 5.0, Vec2::new(4.0, 0.0), &mut Vec::new());
+    assert!(relaxed, "the half-planes conflict");
     assert!(chosen.x <= 1.0 + 1e-5, "{chosen}");
     assert!(chosen.y >= 0.5 - 2.0 - 1e-5, "{chosen}");
 
@@ -154,7 +163,9 @@ fn fixed_half_planes_hold_when_the_others_cannot() {
         volume::HalfSpace::at_most(Vec3::X, 1.0),
         volume::HalfSpace::at_most(-Vec3::X, -3.0),
     ];
-    let chosen = volume::solve(&spaces, 1, 5.0, Vec3::new(4.0, 0.0, 0.0), &mut Vec::new());
+    let (chosen, relaxed) =
+        volume::solve(&spaces, 1, 5.0, Vec3::new(4.0, 0.0, 0.0), &mut Vec::new());
+    assert!(relaxed, "the half-spaces conflict");
     assert!(chosen.x <= 1.0 + 1e-5, "{chosen}");
 }
 
@@ -244,7 +255,7 @@ fn planar_choices_match_dodgy_2d() {
             .collect();
         let mut lines = Vec::new();
         planar::half_planes(SimdPath::detect(), &encounters, velocity, dt, &mut lines);
-        let ours = planar::solve(&lines, 0, max_speed, preferred, &mut Vec::new());
+        let (ours, _) = planar::solve(&lines, 0, max_speed, preferred, &mut Vec::new());
 
         let g = |v: Vec2| dodgy_2d::Vec2::new(v.x, v.y);
         let agent = dodgy_2d::Agent {
@@ -327,7 +338,7 @@ fn volume_choices_match_dodgy_3d() {
             .collect();
         let mut spaces = Vec::new();
         volume::half_spaces(SimdPath::detect(), &encounters, velocity, dt, &mut spaces);
-        let ours = volume::solve(&spaces, 0, max_speed, preferred, &mut Vec::new());
+        let (ours, _) = volume::solve(&spaces, 0, max_speed, preferred, &mut Vec::new());
 
         let g = |v: Vec3| dodgy_3d::Vec3::new(v.x, v.y, v.z);
         let agent = dodgy_3d::Agent {

@@ -173,6 +173,9 @@ struct Tick<'a> {
     /// The highest max speed of any agent: bodies further apart than the reach of their two
     /// speeds within the tick cannot touch by its end.
     fastest: f32,
+    /// Whether every agent avoids every other with velocity obstacles, so that of two whose
+    /// programs both hold, neither ends the tick inside the other.
+    all_avoid: bool,
 }
 
 /// Scratch space a chunk of the step reuses from agent to agent.
@@ -225,9 +228,12 @@ impl Crowd {
     /// rounds (see [`contacts`]). Reads the positions and velocities of the last
     /// [`build_index`](Self::build_index), the state at the start of the tick.
     pub(crate) fn choose_velocities(&self, dt: f32, obstacles: &Layered, choices: &mut Choices) {
+        let layered = self.avoids_by_layers();
         let tick = Tick {
             dt,
-            layered: self.avoids_by_layers(),
+            layered,
+            all_avoid: !layered
+                && (self.params.iter()).all(|p| p.velocity_obstacles != VelocityObstacles::Off),
             obstacles,
             fastest: self
                 .params
@@ -263,7 +269,7 @@ impl Crowd {
     /// The velocity of the agent in grid `slot`, and whether it is a reciprocal agent whose
     /// body is within reach of a neighbour's (near enough that the two could touch by the
     /// tick's end). In a contact `round`, with contact bounds.
-    #[inline]
+    #[inline(always)]
     fn chosen_velocity(
         &self,
         slot: usize,
@@ -287,67 +293,39 @@ impl Crowd {
         let max_speed = prepared.params.limits.max_speed;
         let velocity = agent.body.velocity;
         let dt = tick.dt;
-        let reach = dt * (max_speed + tick.fastest);
-        let mut within_reach = false;
         let Scratch {
             near,
             encounters,
             bounds,
             ..
         } = scratch;
-        encounters.clear();
-        bounds.clear();
         // Reciprocal agents' encounters go to the program as it takes them; those of solid
         // agents keep the true radii and shares, which their contact bounds need.
+        encounters.clear();
         encounters.extend(near.iter().map(|near| {
-            // From the compact columns rather than the neighbour's whole gathered entry, a cache
-            // line apart from the agent's own and rarely in cache.
-            let other_index = self.index.grid.order()[near.slot];
-            let other_params = &self.params[self.index.lanes.params(near.slot) as usize];
-            let theirs = &other_params.params.perception;
-            let avoided_back =
-                other_params.velocity_obstacles != VelocityObstacles::Off && avoids(theirs, &own);
-            let encounter = Encounter {
-                offset: near.offset,
-                velocity: self.index.lanes.velocity(near.slot),
-                radius: 0.5 * (own.collision_distance + theirs.collision_distance),
-                horizon: own.collision_horizon,
-                share: if avoided_back {
-                    manoeuvre_share(
-                        (agent.index, own.avoidance_priority),
-                        (other_index, theirs.avoidance_priority),
-                    )
-                } else {
-                    1.0
-                },
-                fixed_apart: if near.offset.length_squared().is_normal() {
-                    Vec3::ZERO
-                } else {
-                    unit(-near.offset).unwrap_or_else(|| {
-                        coincident_direction(agent.index as usize, other_index as usize, self.space)
-                    })
-                },
-            };
-            let touching = encounter.radius + reach;
-            within_reach |= near.offset.length_squared() < touching * touching;
-            if let Some(round) = round {
-                let bounded = avoided_back
-                    && (other_params.velocity_obstacles == VelocityObstacles::Solid
-                        || round.in_contact[near.slot]);
-                bounds.extend(round.contact(&encounter, near.slot, bounded, dt, max_speed));
-            }
+            let (encounter, _) = self.encounter(agent.index, &own, near);
             if solid {
                 encounter
             } else {
                 as_programmed(&encounter)
             }
         }));
+        bounds.clear();
+        if let Some(round) = round {
+            bounds.extend(near.iter().filter_map(|near| {
+                let (encounter, bounded) = self.encounter(agent.index, &own, near);
+                let bounded = bounded.is_some_and(|mode| {
+                    mode == VelocityObstacles::Solid || round.in_contact[near.slot]
+                });
+                round.contact(&encounter, near.slot, bounded, dt, max_speed)
+            }));
+        }
         if solid {
             let contacts = encounters.iter();
             bounds.extend(contacts.filter_map(|e| contact(e, dt, max_speed)));
         }
         let goal = self.goal(agent.index as usize, preferred, velocity, max_speed);
-        let mut chosen = self.solve(velocity, goal, max_speed, dt, scratch);
+        let (mut chosen, mut relaxed) = self.solve(velocity, goal, max_speed, dt, scratch);
         // A velocity into an obstacle or a wall would be cut short there and slide along it,
         // off the course the program chose and perhaps into a neighbour: bound it too, and
         // choose again (up to a corner's three surfaces).
@@ -359,20 +337,72 @@ impl Crowd {
                 break;
             };
             scratch.bounds.push(bound);
-            chosen = self.solve(velocity, goal, max_speed, dt, scratch);
+            (chosen, relaxed) = self.solve(velocity, goal, max_speed, dt, scratch);
         }
+        // Whether the choice might end the tick inside a neighbour: where the program held and
+        // every neighbour avoids back, the paper's guarantee holds for the tick. Else, where a
+        // neighbour is within reach by the program's radii, which are at least the bodies'.
+        let reach = dt * (max_speed + tick.fastest);
+        let within_reach = !solid
+            && (relaxed || !tick.all_avoid)
+            && scratch.encounters.iter().any(|e| {
+                let touching = e.radius + reach;
+                e.offset.length_squared() < touching * touching
+            });
         // The program keeps within the max speed; rounding at extreme values may not.
         let chosen = if chosen.is_finite() {
             limit_length(chosen, max_speed)
         } else {
             preferred
         };
-        (chosen, within_reach && !solid)
+        (chosen, within_reach)
+    }
+
+    /// The encounter of agent `index` (perceiving as `own`) with its neighbour `near`, with
+    /// the bodies' true radii and the agent's true share; and where the neighbour avoids the
+    /// agent back, how (so that the two share each manoeuvre).
+    #[inline(always)]
+    fn encounter(
+        &self,
+        index: u32,
+        own: &Perception,
+        near: &Near,
+    ) -> (Encounter<Vec3>, Option<VelocityObstacles>) {
+        // From the compact columns rather than the neighbour's whole gathered entry, a cache
+        // line apart from the agent's own and rarely in cache.
+        let other_index = self.index.grid.order()[near.slot];
+        let other_params = &self.params[self.index.lanes.params(near.slot) as usize];
+        let theirs = &other_params.params.perception;
+        let avoided_back = (other_params.velocity_obstacles != VelocityObstacles::Off
+            && avoids(theirs, own))
+        .then_some(other_params.velocity_obstacles);
+        let encounter = Encounter {
+            offset: near.offset,
+            velocity: self.index.lanes.velocity(near.slot),
+            radius: 0.5 * (own.collision_distance + theirs.collision_distance),
+            horizon: own.collision_horizon,
+            share: if avoided_back.is_some() {
+                manoeuvre_share(
+                    (index, own.avoidance_priority),
+                    (other_index, theirs.avoidance_priority),
+                )
+            } else {
+                1.0
+            },
+            fixed_apart: if near.offset.length_squared().is_normal() {
+                Vec3::ZERO
+            } else {
+                unit(-near.offset).unwrap_or_else(|| {
+                    coincident_direction(index as usize, other_index as usize, self.space)
+                })
+            },
+        };
+        (encounter, avoided_back)
     }
 
     /// The velocity nearest `goal`, within `max_speed`, that keeps to `scratch.bounds` and as
     /// well as it can to the velocity obstacles of `scratch.encounters`, for an agent moving
-    /// at `velocity`.
+    /// at `velocity`; and whether the program relaxed them (not all could be met).
     #[inline]
     fn solve(
         &self,
@@ -381,7 +411,7 @@ impl Crowd {
         max_speed: f32,
         dt: f32,
         scratch: &mut Scratch,
-    ) -> Vec3 {
+    ) -> (Vec3, bool) {
         let fixed = scratch.bounds.len();
         match self.space {
             Space::Planar => {
@@ -396,14 +426,14 @@ impl Crowd {
                 );
                 let simd = self.index.lanes.simd();
                 planar::half_planes(simd, &scratch.encounters, flat(velocity), dt, lines);
-                planar::solve(
+                let (chosen, relaxed) = planar::solve(
                     lines,
                     fixed,
                     max_speed,
                     flat(goal),
                     &mut scratch.projected_lines,
-                )
-                .extend(0.0)
+                );
+                (chosen.extend(0.0), relaxed)
             }
             Space::Volume => {
                 let spaces = &mut scratch.spaces;

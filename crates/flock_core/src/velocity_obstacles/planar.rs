@@ -265,15 +265,16 @@ impl HalfPlane {
 /// The velocity nearest `preferred` within `max_speed` that every half-plane allows. Where none
 /// is, the first `fixed` half-planes still hold and the one within `max_speed` whose worst
 /// violation of the others is least is taken (the paper's section 5.3, for dense crowds); where
-/// even the fixed ones cannot all hold, the one whose worst violation of them is least.
-/// `projected` is scratch space.
+/// even the fixed ones cannot all hold, the one whose worst violation of them is least. Also
+/// whether it was one of those (the half-planes could not all be met). `projected` is scratch
+/// space.
 pub(crate) fn solve(
     planes: &[HalfPlane],
     fixed: usize,
     max_speed: f32,
     preferred: Vec2,
     projected: &mut Vec<HalfPlane>,
-) -> Vec2 {
+) -> (Vec2, bool) {
     let mut result = preferred;
     let failed = program_2(planes, max_speed, preferred, false, &mut result);
     if failed < fixed {
@@ -288,7 +289,7 @@ pub(crate) fn solve(
     } else if failed < planes.len() {
         program_3(planes, fixed, failed, max_speed, &mut result, projected);
     }
-    result
+    (result, failed < planes.len())
 }
 
 /// The point of half-plane `k`'s line, within the disc of `radius`, allowed by every earlier

@@ -298,14 +298,15 @@ impl HalfSpace {
 /// The velocity nearest `preferred` within `max_speed` that every half-space allows. Where none
 /// is, the first `fixed` still hold and the one whose worst violation of the others is least is
 /// taken; where even the fixed ones cannot all hold, the one whose worst violation of them is
-/// least. `projected` is scratch space.
+/// least. Also whether it was one of those (the half-spaces could not all be met). `projected`
+/// is scratch space.
 pub(crate) fn solve(
     spaces: &[HalfSpace],
     fixed: usize,
     max_speed: f32,
     preferred: Vec3,
     projected: &mut Vec<HalfSpace>,
-) -> Vec3 {
+) -> (Vec3, bool) {
     let mut result = preferred;
     let failed = program_3(spaces, max_speed, preferred, false, &mut result);
     if failed < fixed {
@@ -320,7 +321,7 @@ pub(crate) fn solve(
     } else if failed < spaces.len() {
         program_4(spaces, fixed, failed, max_speed, &mut result, projected);
     }
-    result
+    (result, failed < spaces.len())
 }
 
 /// The point of `line` within the ball of `radius` that the half-spaces before `k` allow,
