@@ -138,8 +138,8 @@ fn main() {
         return;
     }
     if only.as_deref() == Some("crowds") {
-        let (rows, costs) = crowds::measure(ticks, rounds);
-        println!("\n{}", crowds::section(&rows, &costs, ticks, rounds));
+        let report = crowds::measure(ticks, rounds);
+        println!("\n{}", crowds::section(&report, ticks, rounds));
         return;
     }
     if only.as_deref() == Some("crowd-cost") {
