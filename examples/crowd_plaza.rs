@@ -6,8 +6,8 @@
 //! - `2` sidestep: each predicts its soonest collision and steps aside (Reynolds' unaligned
 //!   collision avoidance), a heuristic;
 //! - `3` reciprocal: velocity obstacles (ORCA, van den Berg et al. 2011) make each velocity
-//!   collision-free for the horizon, letting bodies overlap rarely and a little where there is
-//!   no room;
+//!   collision-free for the horizon where there is room, and walkers whose velocity would still
+//!   end the tick inside another's choose again, bounded by the gap, so bodies hardly overlap;
 //! - `4` solid: as reciprocal, and no two bodies ever end a tick inside each other, at the
 //!   price of jams.
 //!

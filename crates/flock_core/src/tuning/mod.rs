@@ -93,7 +93,7 @@ pub enum VelocityObstacles {
     /// away. Where the velocity chosen would still leave its body overlapping a neighbour's at
     /// the end of the tick, the agent chooses again bounded as `Solid` agents are, against
     /// those neighbours that could touch it (up to three rounds), so bodies overlap rarely and
-    /// hardly (by at most 0.002 of the radius in the benchmark's crowd scenarios) while crowds
+    /// hardly (by at most 0.001 of the radius in the benchmark's crowd scenarios) while crowds
     /// still flow where `Solid` ones jam.
     Reciprocal,
     /// As `Reciprocal`, and bodies never end a tick inside each other: each neighbour near

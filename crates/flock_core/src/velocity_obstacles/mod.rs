@@ -31,7 +31,7 @@
 //! later at the door, and a dense crowd swapping places jams more (see the crowd scenarios in
 //! BENCHMARKS.md). Where a choice still leaves two bodies overlapping at the tick's end, the
 //! agents in contact choose again with contact bounds (the [`contacts`] rounds), which took
-//! the deepest overlap in those scenarios from up to 0.19 of the radius to 0.002 at most.
+//! the deepest overlap in those scenarios from up to 0.19 of the radius to 0.001 at most.
 //!
 //! [`VelocityObstacles::Solid`](crate::VelocityObstacles::Solid) agents also get a contact
 //! bound per neighbour near enough to touch within the tick, never relaxed ([`contact`]): each
