@@ -90,7 +90,7 @@ impl Round<'_> {
 /// bound (unless they already overlap); an agent closes on one that does not avoid at most by
 /// the gap plus the speed at which the other moves away. `None` where the bound cannot bind
 /// within the max speed.
-#[inline]
+#[inline(always)]
 pub(crate) fn contact(e: &Encounter<Vec3>, dt: f32, max_speed: f32) -> Option<(Vec3, f32)> {
     let n = -e.apart();
     let gap = length(e.offset) - e.radius;

@@ -321,8 +321,13 @@ impl Crowd {
             }));
         }
         if solid {
-            let contacts = encounters.iter();
-            bounds.extend(contacts.filter_map(|e| contact(e, dt, max_speed)));
+            // A plain loop: through `extend` and `filter_map`, the bound was computed out of
+            // line, a call per neighbour.
+            for e in encounters.iter() {
+                if let Some(bound) = contact(e, dt, max_speed) {
+                    bounds.push(bound);
+                }
+            }
         }
         let goal = self.goal(agent.index as usize, preferred, velocity, max_speed);
         let (mut chosen, mut relaxed) = self.solve(velocity, goal, max_speed, dt, scratch);
