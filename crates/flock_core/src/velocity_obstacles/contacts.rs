@@ -3,8 +3,10 @@
 //!
 //! A reciprocal agent's program can leave it no collision-free velocity in a dense crowd, and
 //! the least violating one may carry its body into a neighbour's by the end of the tick. So
-//! once every agent has chosen, each reciprocal agent whose body is within reach of a
-//! neighbour's checks the two choices; where they would leave the bodies overlapping, the agent
+//! once every agent has chosen, each reciprocal agent that may end the tick overlapping (its
+//! body is within reach of a neighbour's, and its program was relaxed or some agents do not
+//! avoid back) checks its choice against its neighbours'; where two would leave the bodies
+//! overlapping, the agent
 //! is in contact, and chooses again with a contact bound per neighbour ([`contact`]), never
 //! relaxed: against one that chooses with contact bounds too (a solid agent, or another in
 //! contact), it closes at most its share of the gap between their bodies; against any other,
@@ -34,12 +36,12 @@ pub(crate) const CONTACT_ROUNDS: usize = 3;
 pub(crate) struct Choices {
     /// By grid slot: the velocity chosen.
     pub(crate) velocities: Vec<Vec3>,
-    /// By grid slot: whether the agent is a reciprocal one whose body is within reach of a
-    /// neighbour's by the tick's end, and so might end it overlapping.
-    pub(super) within_reach: Vec<bool>,
+    /// By grid slot: whether the agent may end the tick overlapping a neighbour, and so is
+    /// checked (see [`Crowd::chosen_velocity`]).
+    pub(super) may_overlap: Vec<bool>,
     /// By grid slot: whether the agent is in contact, and chooses with contact bounds.
     in_contact: Vec<bool>,
-    /// The slots of the agents within reach.
+    /// The slots of the agents that may overlap.
     candidates: Vec<usize>,
     /// By candidate: whether the agent comes into contact this round.
     touching: Vec<bool>,
@@ -109,7 +111,7 @@ impl Crowd {
     pub(super) fn resolve_contacts(&self, tick: &Tick, choices: &mut Choices) {
         let Choices {
             velocities,
-            within_reach,
+            may_overlap,
             in_contact,
             candidates,
             touching,
@@ -117,7 +119,7 @@ impl Crowd {
             rechosen,
         } = choices;
         candidates.clear();
-        candidates.extend((0..within_reach.len()).filter(|&slot| within_reach[slot]));
+        candidates.extend((0..may_overlap.len()).filter(|&slot| may_overlap[slot]));
         if candidates.is_empty() {
             return;
         }

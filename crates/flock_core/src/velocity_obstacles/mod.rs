@@ -243,22 +243,22 @@ impl Crowd {
         };
         let Choices {
             velocities,
-            within_reach,
+            may_overlap,
             ..
         } = choices;
         velocities.clear();
         velocities.resize(self.len(), Vec3::ZERO);
-        within_reach.clear();
-        within_reach.resize(self.len(), false);
+        may_overlap.clear();
+        may_overlap.resize(self.len(), false);
         for_each_chunk_mut2(
             &*self.executor,
             velocities,
-            within_reach,
-            |first_slot, velocities, within_reach| {
+            may_overlap,
+            |first_slot, velocities, may_overlap| {
                 let mut scratch = Scratch::default();
-                let outs = velocities.iter_mut().zip(within_reach);
-                for (k, (velocity, within_reach)) in outs.enumerate() {
-                    (*velocity, *within_reach) =
+                let outs = velocities.iter_mut().zip(may_overlap);
+                for (k, (velocity, may_overlap)) in outs.enumerate() {
+                    (*velocity, *may_overlap) =
                         self.chosen_velocity(first_slot + k, &tick, None, &mut scratch);
                 }
             },
@@ -266,9 +266,10 @@ impl Crowd {
         self.resolve_contacts(&tick, choices);
     }
 
-    /// The velocity of the agent in grid `slot`, and whether it is a reciprocal agent whose
-    /// body is within reach of a neighbour's (near enough that the two could touch by the
-    /// tick's end). In a contact `round`, with contact bounds.
+    /// The velocity of the agent in grid `slot`, and whether it may end the tick overlapping a
+    /// neighbour: a reciprocal agent whose body is within reach of a neighbour's (near enough
+    /// that the two could touch by the tick's end), where its program was relaxed or some
+    /// agents do not avoid back. In a contact `round`, with contact bounds.
     #[inline(always)]
     fn chosen_velocity(
         &self,
@@ -348,7 +349,7 @@ impl Crowd {
         // every neighbour avoids back, the paper's guarantee holds for the tick. Else, where a
         // neighbour is within reach by the program's radii, which are at least the bodies'.
         let reach = dt * (max_speed + tick.fastest);
-        let within_reach = !solid
+        let may_overlap = !solid
             && (relaxed || !tick.all_avoid)
             && scratch.encounters.iter().any(|e| {
                 let touching = e.radius + reach;
@@ -360,7 +361,7 @@ impl Crowd {
         } else {
             preferred
         };
-        (chosen, within_reach)
+        (chosen, may_overlap)
     }
 
     /// The encounter of agent `index` (perceiving as `own`) with its neighbour `near`, with
