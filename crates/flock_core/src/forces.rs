@@ -119,7 +119,9 @@ impl Crowd {
             let mut around = Neighbourhood::new(&self.index, self.space, &agent, &mut buffers);
             let scan = match nearest.as_deref_mut() {
                 Some(nearest) if agent.params.velocity_obstacles != VelocityObstacles::Off => {
-                    let (scan, kept) = around.scan_keeping_nearest();
+                    let ceiling_sq = (self.velocity_step.ceilings.get(agent.index))
+                        .map_or(f32::INFINITY, |&c| c);
+                    let (scan, kept) = around.scan_keeping_nearest(ceiling_sq);
                     nearest[k] = kept;
                     scan
                 }

@@ -35,6 +35,8 @@ impl Crowd {
                 }
             });
             self.agents.bodies = bodies;
+            // The nearest were not kept: no ceilings for the next force pass.
+            self.velocity_step.ceilings.clear();
         }
         self.keep_last_forces();
         self.drift_wander_points(dt);
@@ -76,6 +78,15 @@ impl Crowd {
         });
         self.agents.bodies = bodies;
         self.velocity_step.choices = choices;
+        let mut ceilings = core::mem::take(&mut self.velocity_step.ceilings);
+        ceilings.resize(self.len(), f32::INFINITY);
+        let nearest: &[_] = if self.forces.pending {
+            &self.velocity_step.nearest
+        } else {
+            &[]
+        };
+        self.nearest_ceilings(dt, nearest, &mut ceilings);
+        self.velocity_step.ceilings = ceilings;
     }
 
     /// The velocity agent `i` (at `body`) asks for after `dt`: its force limited and applied

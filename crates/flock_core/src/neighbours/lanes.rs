@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use glam::Vec3;
 
+use super::SCAN_BLOCK;
 use super::Scan;
 use super::nearest::{KeepNearest, NearestKeys};
 use super::wide::{Pair, SimdPath, WIDTH, Wide, any, count, lane_sum};
@@ -376,9 +377,8 @@ impl Probe {
     }
 }
 
-/// One agent's neighbour sums on lanes of form `V`, what `T` predicts of collisions, and the
-/// nearest neighbours `K` keeps.
-pub(crate) struct LaneScan<V: Wide, T, K = ()> {
+/// One agent's neighbour sums on lanes of form `V`, and what `T` predicts of collisions.
+pub(crate) struct LaneScan<V: Wide, T> {
     probe: Probe,
     separation_sq: V,
     /// Whether separation falls off as the inverse square of the distance (see
@@ -394,7 +394,6 @@ pub(crate) struct LaneScan<V: Wide, T, K = ()> {
     velocity_sum: Lanes3<V>,
     offset_sum: Lanes3<V>,
     collisions: T,
-    nearest: K,
 }
 
 /// What a lane scan predicts of collisions, per group of candidates: nothing (`()`, which
@@ -483,7 +482,7 @@ impl<V: Wide> Collisions<V> for CollisionLanes<V> {
     }
 }
 
-impl<V: Wide, T: Collisions<V>, K: KeepNearest> LaneScan<V, T, K> {
+impl<V: Wide, T: Collisions<V>> LaneScan<V, T> {
     /// An empty scan for an agent of flock `flock_key` taking in what `probe` does, separating
     /// within `separation_sq` (by the inverse square when `unit_separation`), predicting
     /// collisions with `collisions`. Make it, and use it, inside [`Wide::enter`].
@@ -507,13 +506,13 @@ impl<V: Wide, T: Collisions<V>, K: KeepNearest> LaneScan<V, T, K> {
             velocity_sum: Lanes3::zero(),
             offset_sum: Lanes3::zero(),
             collisions,
-            nearest: K::default(),
         }
     }
 
-    /// Adds the neighbours of `centre` in the slot `ranges`, skipping slot `own`. Returns
+    /// Adds the neighbours of `centre` in the slot `ranges`, skipping slot `own`, and offers
+    /// them to `nearest`. Returns
     /// `false`, leaving the sums partial, as soon as more than `cap` neighbours are found
-    /// (checked every `block` candidates, so that the work stays bounded when one cell holds
+    /// (checked every [`SCAN_BLOCK`] candidates, so that the work stays bounded when one cell holds
     /// everyone).
     #[inline(always)]
     pub(crate) fn add(
@@ -523,7 +522,7 @@ impl<V: Wide, T: Collisions<V>, K: KeepNearest> LaneScan<V, T, K> {
         centre: Vec3,
         own: usize,
         cap: f32,
-        block: usize,
+        nearest: &mut impl KeepNearest,
     ) -> bool {
         let mut unchecked = 0;
         let probe = self.probe;
@@ -542,7 +541,7 @@ impl<V: Wide, T: Collisions<V>, K: KeepNearest> LaneScan<V, T, K> {
             #[inline(always)]
             |s, x, y, z, dist_sq, keep| {
                 self.count += count::<V>(keep);
-                self.nearest.offer_group(s, keep, dist_sq);
+                nearest.offer_group(s, keep, dist_sq);
                 self.nearest_sq =
                     self.nearest_sq
                         .min(V::select(keep, dist_sq, V::splat(f32::INFINITY)));
@@ -561,7 +560,7 @@ impl<V: Wide, T: Collisions<V>, K: KeepNearest> LaneScan<V, T, K> {
                 self.velocity_sum.add_where(mate, vx, vy, vz);
                 self.offset_sum.add_where(mate, x, y, z);
                 unchecked += LANES;
-                if unchecked >= block {
+                if unchecked >= SCAN_BLOCK {
                     unchecked = 0;
                     return self.count() <= cap;
                 }
@@ -573,11 +572,6 @@ impl<V: Wide, T: Collisions<V>, K: KeepNearest> LaneScan<V, T, K> {
     /// Neighbours found so far.
     pub(crate) fn count(&self) -> f32 {
         self.count as f32
-    }
-
-    /// The nearest neighbours kept so far.
-    pub(crate) fn nearest(&self) -> K {
-        self.nearest
     }
 
     /// The sums, or `None` when a neighbour is coincident with the agent (its separation needs

@@ -24,7 +24,7 @@ use crate::tuning::{Boundary, Prepared};
 use crate::{Crowd, Space};
 use grid::UniformGrid;
 use lanes::{CollisionLanes, Collisions, LaneScan, Probe, SlotLanes};
-use nearest::{KeepNearest, NearestKeys};
+use nearest::{KeepNearest, NearestBuffer, NearestKeys};
 use wide::{Pair, SimdPath, Wide};
 
 /// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
@@ -43,7 +43,7 @@ const CANDIDATES_TO_TRY_PER_NEIGHBOUR: f32 = 4.0;
 /// the exact scan, whose work is bounded, takes over.
 const CANDIDATES_TO_COUNT_PER_NEIGHBOUR: f32 = 16.0;
 /// Candidates scanned between checks of the scan budget.
-const SCAN_BLOCK: usize = 64;
+pub(super) const SCAN_BLOCK: usize = 64;
 
 /// The neighbour grid of the last [`Crowd::build_index`], and the agents in its cell order.
 #[derive(Clone, Debug, Default)]
@@ -281,14 +281,17 @@ impl<'a> Neighbourhood<'a> {
 
     /// [`scan`](Self::scan), keeping the nearest neighbours within the radius as the
     /// velocity-obstacle step takes them, where the lanes take in every one of them: for an
-    /// agent with a full field of view whose neighbours stay within its cap. `None` where
-    /// they are not known.
+    /// agent with a full field of view whose neighbours stay within its cap. Only those within
+    /// `ceiling_sq` (a squared distance) are offered, which saves most of the work where the
+    /// ceiling is near the farthest kept. `None` where they are not known: also where fewer
+    /// than [`MOST_AGENTS_AVOIDED`](crate::velocity_obstacles::MOST_AGENTS_AVOIDED) are within
+    /// a ceiling lower than the radius.
     #[inline]
-    pub(crate) fn scan_keeping_nearest(&mut self) -> (Scan, Option<NearestKeys>) {
+    pub(crate) fn scan_keeping_nearest(&mut self, ceiling_sq: f32) -> (Scan, Option<NearestKeys>) {
         if self.agent.params.view.is_some() {
             return (self.scan(), None);
         }
-        self.scan_lanes_keeping::<NearestKeys>()
+        self.scan_lanes_keeping(&mut NearestBuffer::within(ceiling_sq))
             .unwrap_or_else(|| (self.scan_exact(), None))
     }
 
@@ -312,34 +315,40 @@ impl<'a> Neighbourhood<'a> {
     /// of [`SHRUNK_RADII`] (or a crowd too dense to count them cheaply).
     #[inline]
     pub(crate) fn scan_lanes(&mut self) -> Option<Scan> {
-        self.scan_lanes_keeping::<()>().map(|(scan, _)| scan)
+        self.scan_lanes_keeping(&mut ()).map(|(scan, _)| scan)
     }
 
-    /// [`scan_lanes`](Self::scan_lanes), with what `K` keeps of the nearest neighbours where
-    /// the scan took in every candidate within the whole radius.
+    /// [`scan_lanes`](Self::scan_lanes), with what `nearest` kept of the nearest neighbours
+    /// where the scan took in every candidate within the whole radius.
     #[inline]
-    fn scan_lanes_keeping<K: KeepNearest>(&mut self) -> Option<(Scan, Option<K>)> {
+    fn scan_lanes_keeping<K: KeepNearest>(
+        &mut self,
+        nearest: &mut K,
+    ) -> Option<(Scan, Option<K::Kept>)> {
         if !self.index.lanes.keys_exact() {
             return None;
         }
         match self.index.lanes.simd() {
-            SimdPath::Portable => self.scan_lanes_on::<Pair, K>(),
+            SimdPath::Portable => self.scan_lanes_on::<Pair, K>(nearest),
             #[cfg(target_arch = "x86_64")]
-            SimdPath::Avx2 => self.scan_lanes_on::<wide::Avx, K>(),
+            SimdPath::Avx2 => self.scan_lanes_on::<wide::Avx, K>(nearest),
         }
     }
 
     /// [`scan_lanes_keeping`](Self::scan_lanes_keeping) on lanes of form `V`.
     #[inline(always)]
-    fn scan_lanes_on<V: Wide, K: KeepNearest>(&mut self) -> Option<(Scan, Option<K>)> {
+    fn scan_lanes_on<V: Wide, K: KeepNearest>(
+        &mut self,
+        nearest: &mut K,
+    ) -> Option<(Scan, Option<K::Kept>)> {
         // Agents that predict no collisions run a scan without that work compiled in.
         V::enter(
             #[inline(always)]
             || match self.agent.prediction() {
                 Some(prediction) => {
-                    self.scan_lanes_with::<V, _, K>(CollisionLanes::new(prediction))
+                    self.scan_lanes_with::<V, _, K>(CollisionLanes::new(prediction), nearest)
                 }
-                None => self.scan_lanes_with::<V, _, K>(()),
+                None => self.scan_lanes_with::<V, _, K>((), nearest),
             },
         )
     }
@@ -350,19 +359,20 @@ impl<'a> Neighbourhood<'a> {
     fn scan_lanes_with<V: Wide, T: Collisions<V> + Copy, K: KeepNearest>(
         &mut self,
         collisions: T,
-    ) -> Option<(Scan, Option<K>)> {
+        nearest: &mut K,
+    ) -> Option<(Scan, Option<K::Kept>)> {
         let prepared = self.agent.params;
         let probe = Probe::new(
             prepared.neighbour_radius_sq,
             self.agent.heading,
             prepared.view,
         );
-        let whole = |sums: LaneScan<V, T, K>| {
-            let nearest = sums.nearest();
-            sums.finish().map(|scan| (scan, Some(nearest)))
-        };
+        let radius_sq = prepared.neighbour_radius_sq;
         let Some(cap) = prepared.params.perception.max_neighbours else {
-            return whole(self.lane_sums::<V, T, K>(probe, f32::INFINITY, collisions)?);
+            let scan = self
+                .lane_sums(probe, f32::INFINITY, collisions, nearest)?
+                .finish()?;
+            return Some((scan, nearest.complete(radius_sq)));
         };
         let cap = cap as f32;
         let mut candidates = 0;
@@ -372,9 +382,9 @@ impl<'a> Neighbourhood<'a> {
         }
         // Few candidates: most likely under the cap, so try the whole radius first.
         if candidates as f32 <= cap * CANDIDATES_TO_TRY_PER_NEIGHBOUR
-            && let Some(sums) = self.lane_sums::<V, T, K>(probe, cap, collisions)
+            && let Some(sums) = self.lane_sums(probe, cap, collisions, nearest)
         {
-            return whole(sums);
+            return Some((sums.finish()?, nearest.complete(radius_sq)));
         }
         if candidates as f32 > cap * CANDIDATES_TO_COUNT_PER_NEIGHBOUR {
             return None;
@@ -393,26 +403,27 @@ impl<'a> Neighbourhood<'a> {
                 *total += found;
             }
         }
-        let (radius_sq, _) = radii_sq
+        let (shrunk_sq, _) = radii_sq
             .into_iter()
             .zip(counts)
             .find(|&(_, count)| count as f32 <= cap)?;
         // Within a shrunk radius, the nearest kept would not be those of the whole one.
         let scan = self
-            .lane_sums::<V, T, ()>(probe.with_radius_sq(radius_sq), cap, collisions)?
+            .lane_sums(probe.with_radius_sq(shrunk_sq), cap, collisions, &mut ())?
             .finish()?;
         Some((scan, None))
     }
 
-    /// The lane sums of what `probe` takes in, or `None` as soon as they hold more than `cap`
-    /// neighbours.
+    /// The lane sums of what `probe` takes in, offering the neighbours to `nearest`, or `None`
+    /// as soon as they hold more than `cap` neighbours.
     #[inline(always)]
-    fn lane_sums<V: Wide, T: Collisions<V>, K: KeepNearest>(
+    fn lane_sums<V: Wide, T: Collisions<V>>(
         &mut self,
         probe: Probe,
         cap: f32,
         collisions: T,
-    ) -> Option<LaneScan<V, T, K>> {
+        nearest: &mut impl KeepNearest,
+    ) -> Option<LaneScan<V, T>> {
         let (index, agent) = (self.index, self.agent);
         let lanes = &index.lanes;
         let mut scan = LaneScan::new(
@@ -426,7 +437,7 @@ impl<'a> Neighbourhood<'a> {
             let shift = self.images.shifts[k];
             let ranges = self.ranges(shift);
             let centre = agent.position + shift;
-            if !scan.add(lanes, ranges, centre, agent.slot, cap, SCAN_BLOCK) {
+            if !scan.add(lanes, ranges, centre, agent.slot, cap, nearest) {
                 return None;
             }
         }

@@ -1,26 +1,56 @@
 //! The nearest few neighbours of an agent, kept while a scan visits its candidates: the
-//! velocity-obstacle step avoids only these (see [`MOST_AGENTS_AVOIDED`]).
+//! velocity-obstacle step avoids only these (see [`MOST_AGENTS_AVOIDED`]). The force pass's
+//! scan offers only candidates within a ceiling, from the tick before (see
+//! [`NearestBuffer`]), and says where that may have left out one of the nearest.
 
-use super::wide::Wide;
+use super::wide::{WIDTH, Wide};
 use crate::velocity_obstacles::MOST_AGENTS_AVOIDED;
 
 /// The keys of the nearest neighbours found so far, nearest first: each the squared distance's
 /// bits above the slot, so that integer order is nearest first and ties by slot (distances
 /// are never negative, nor NaN, so every key is a positive `i64`, which AVX2 compares in one
-/// instruction), and [`NearestKeys::EMPTY`] where none is yet. Which neighbours are kept does
-/// not depend on the order they are offered in.
+/// instruction), and where none is yet, an empty key: the ceiling's bits above [`NO_SLOT`], so
+/// that only neighbours within the ceiling go in (see [`NearestKeys::within`]). Which
+/// neighbours are kept does not depend on the order they are offered in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct NearestKeys([i64; MOST_AGENTS_AVOIDED]);
 
+/// The slot of an empty key, which no agent has.
+const NO_SLOT: i64 = u32::MAX as i64;
+
+/// `ceiling_sq`, or where it is negative or NaN, none (an infinite one).
+#[inline(always)]
+fn sanitised(ceiling_sq: f32) -> f32 {
+    if ceiling_sq >= 0.0 {
+        ceiling_sq
+    } else {
+        f32::INFINITY
+    }
+}
+
 impl Default for NearestKeys {
+    /// None kept, and no ceiling.
     fn default() -> Self {
-        Self([Self::EMPTY; MOST_AGENTS_AVOIDED])
+        Self::within(f32::INFINITY)
     }
 }
 
 impl NearestKeys {
-    /// An infinite distance, which sorts after every neighbour.
-    const EMPTY: i64 = (f32::INFINITY.to_bits() as i64) << 32 | u32::MAX as i64;
+    /// None kept, and only neighbours within `ceiling_sq` (a squared distance) to be taken in:
+    /// where the ceiling leaves fewer than [`MOST_AGENTS_AVOIDED`], the list is not known to
+    /// hold the nearest within a larger radius (see [`complete`](KeepNearest::complete)). A
+    /// ceiling that is negative or NaN counts as none.
+    #[inline(always)]
+    pub(crate) fn within(ceiling_sq: f32) -> Self {
+        let empty = i64::from(sanitised(ceiling_sq).to_bits()) << 32 | NO_SLOT;
+        Self([empty; MOST_AGENTS_AVOIDED])
+    }
+
+    /// Whether as many are kept as the list holds.
+    #[inline(always)]
+    fn is_full(&self) -> bool {
+        self.0[MOST_AGENTS_AVOIDED - 1] & NO_SLOT != NO_SLOT
+    }
 
     /// Takes in the neighbour in `slot` at `dist_sq` if it is among the nearest. Whether a
     /// neighbour is nearer than those kept is as good as random, so there is no branch: each
@@ -65,7 +95,7 @@ impl NearestKeys {
         }
     }
 
-    /// The squared distance of the farthest neighbour kept, infinite until the list is full:
+    /// The squared distance of the farthest neighbour kept, the ceiling until the list is full:
     /// one further away cannot be taken in.
     #[inline(always)]
     pub(crate) fn farthest_kept(&self) -> f32 {
@@ -74,27 +104,116 @@ impl NearestKeys {
 
     /// The slots kept, nearest first.
     pub(crate) fn slots(&self) -> impl Iterator<Item = usize> + '_ {
-        let taken = self.0.iter().take_while(|&&key| key != Self::EMPTY);
+        let taken = self.0.iter().take_while(|&&key| key & NO_SLOT != NO_SLOT);
         taken.map(|&key| (key & i64::from(u32::MAX)) as usize)
     }
 }
 
 /// What a lane scan keeps of the nearest neighbours it takes in, group by group: nothing
-/// (`()`, which compiles to nothing), or [`NearestKeys`].
-pub(crate) trait KeepNearest: Copy + Default {
+/// (`()`, which compiles to nothing), or a [`NearestBuffer`].
+pub(crate) trait KeepNearest {
+    /// What the scan gives at its end.
+    type Kept;
+
     /// Takes in the candidates `keep` selects of the group starting at slot `first`, at
     /// squared distances `dist_sq`.
     fn offer_group<V: Wide>(&mut self, first: usize, keep: V::Mask, dist_sq: V);
+
+    /// What was kept, where it is known to be the nearest within `radius_sq` after every
+    /// candidate within it was offered; else `None`.
+    fn complete(&self, radius_sq: f32) -> Option<Self::Kept>;
 }
 
 impl KeepNearest for () {
+    type Kept = ();
+
     #[inline(always)]
     fn offer_group<V: Wide>(&mut self, _: usize, _: V::Mask, _: V) {}
+
+    #[inline(always)]
+    fn complete(&self, _: f32) -> Option<()> {
+        Some(())
+    }
 }
 
-impl KeepNearest for NearestKeys {
+/// Room for this many candidates in a [`NearestBuffer`] before it keeps only the nearest.
+const BUFFERED: usize = 32;
+
+/// The candidates a lane scan takes in for the nearest neighbours, those within a ceiling:
+/// each group's are appended with no branch on which lanes they are, and the nearest are
+/// picked out of them only at the end (or when the buffer fills, which lowers the ceiling to
+/// the farthest of the nearest so far). Keeping a sorted list as the scan went branched on
+/// every group and chained each candidate on the one before: that cost more than the rest of
+/// the scan.
+pub(crate) struct NearestBuffer {
+    /// Only candidates within this squared distance are taken in.
+    ceiling_sq: f32,
+    len: usize,
+    dist_sq: [f32; BUFFERED + WIDTH],
+    slots: [u32; BUFFERED + WIDTH],
+}
+
+impl NearestBuffer {
+    /// Empty, taking in only candidates within `ceiling_sq` (see [`NearestKeys::within`]).
+    #[inline(always)]
+    pub(crate) fn within(ceiling_sq: f32) -> Self {
+        Self {
+            ceiling_sq: sanitised(ceiling_sq),
+            len: 0,
+            dist_sq: [0.0; BUFFERED + WIDTH],
+            slots: [0; BUFFERED + WIDTH],
+        }
+    }
+
+    /// The nearest of the candidates taken in.
+    #[inline(always)]
+    fn nearest(&self) -> NearestKeys {
+        let mut nearest = NearestKeys::within(self.ceiling_sq);
+        for (&dist_sq, &slot) in self.dist_sq[..self.len].iter().zip(&self.slots) {
+            nearest.offer(dist_sq, slot as usize);
+        }
+        nearest
+    }
+
+    /// Keeps only the nearest so far, and takes in no candidate further than the farthest.
+    #[cold]
+    #[inline(never)]
+    fn keep_nearest(&mut self) {
+        let nearest = self.nearest();
+        // More than the list holds were taken in, so it is full.
+        self.ceiling_sq = nearest.farthest_kept();
+        for (k, &key) in nearest.0.iter().enumerate() {
+            self.dist_sq[k] = f32::from_bits((key >> 32) as u32);
+            self.slots[k] = key as u32;
+        }
+        self.len = MOST_AGENTS_AVOIDED;
+    }
+}
+
+impl KeepNearest for NearestBuffer {
+    type Kept = NearestKeys;
+
     #[inline(always)]
     fn offer_group<V: Wide>(&mut self, first: usize, keep: V::Mask, dist_sq: V) {
-        self.offer_group_where(first, keep, dist_sq, |_| true);
+        let bits = V::bitmask(keep & dist_sq.cmple(V::splat(self.ceiling_sq)));
+        let at = self.len;
+        dist_sq.compress_store(
+            bits,
+            first as u32,
+            (&mut self.dist_sq[at..at + WIDTH]).try_into().unwrap(),
+            (&mut self.slots[at..at + WIDTH]).try_into().unwrap(),
+        );
+        self.len += bits.count_ones() as usize;
+        if self.len > BUFFERED {
+            self.keep_nearest();
+        }
+    }
+
+    /// Known where the list is full (every candidate left out was further than the farthest
+    /// kept) or the ceiling is no lower than the radius (none within it was left out).
+    #[inline(always)]
+    fn complete(&self, radius_sq: f32) -> Option<NearestKeys> {
+        let nearest = self.nearest();
+        (nearest.is_full() || nearest.farthest_kept() >= radius_sq).then_some(nearest)
     }
 }

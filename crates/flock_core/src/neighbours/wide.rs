@@ -106,6 +106,16 @@ pub(crate) trait Wide:
     fn bitmask(mask: Self::Mask) -> u32;
     /// The lanes, lane 0 first.
     fn to_array(self) -> [f32; WIDTH];
+    /// Writes the lanes `bits` selects (bit `k` for lane `k`) to the front of `values`, lane
+    /// order kept, and beside each in `slots` its lane plus `first`; what follows them in
+    /// either is unspecified. With no branch on `bits`, where the lanes' form allows.
+    fn compress_store(
+        self,
+        bits: u32,
+        first: u32,
+        values: &mut [f32; WIDTH],
+        slots: &mut [u32; WIDTH],
+    );
     /// Runs `f` compiled for the instructions this form needs, so that its loops are
     /// compiled with them.
     fn enter<R>(f: impl FnOnce() -> R) -> R;
@@ -254,6 +264,25 @@ impl Wide for Pair {
     }
 
     #[inline(always)]
+    fn compress_store(
+        self,
+        bits: u32,
+        first: u32,
+        values: &mut [f32; WIDTH],
+        slots: &mut [u32; WIDTH],
+    ) {
+        let lanes = self.to_array();
+        let mut n = 0;
+        for (k, value) in lanes.into_iter().enumerate() {
+            if bits >> k & 1 == 1 {
+                values[n] = value;
+                slots[n] = first + k as u32;
+                n += 1;
+            }
+        }
+    }
+
+    #[inline(always)]
     fn enter<R>(f: impl FnOnce() -> R) -> R {
         f()
     }
@@ -272,6 +301,26 @@ mod avx {
     use core::ops::{Add, BitAnd, BitAndAssign, BitOr, Div, Mul, Neg, Sub};
 
     use super::{WIDTH, Wide};
+
+    /// For each 8-bit lane mask, the lanes it selects, lowest first, three bits each: the
+    /// permutation that moves them to the front (see [`Wide::compress_store`]).
+    const COMPRESSED: [u32; 256] = {
+        let mut table = [0; 256];
+        let mut bits = 0;
+        while bits < 256 {
+            let (mut packed, mut n, mut lane) = (0, 0, 0);
+            while lane < WIDTH {
+                if bits >> lane & 1 == 1 {
+                    packed |= (lane as u32) << (3 * n);
+                    n += 1;
+                }
+                lane += 1;
+            }
+            table[bits] = packed;
+            bits += 1;
+        }
+        table
+    };
 
     /// Eight lanes in one AVX register.
     #[derive(Clone, Copy, Debug)]
@@ -414,6 +463,32 @@ mod avx {
         }
 
         #[inline(always)]
+        fn compress_store(
+            self,
+            bits: u32,
+            first: u32,
+            values: &mut [f32; WIDTH],
+            slots: &mut [u32; WIDTH],
+        ) {
+            let packed = COMPRESSED[(bits & 0xFF) as usize] as i32;
+            let shifts = avx!(_mm256_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21));
+            let lanes = avx!(_mm256_and_si256(
+                _mm256_srlv_epi32(_mm256_set1_epi32(packed), shifts),
+                _mm256_set1_epi32(7),
+            ));
+            // `values` and `slots` have room for the eight lanes written (unaligned stores
+            // are allowed).
+            avx!(_mm256_storeu_ps(
+                values.as_mut_ptr(),
+                _mm256_permutevar8x32_ps(self.0, lanes)
+            ));
+            avx!(_mm256_storeu_si256(
+                slots.as_mut_ptr().cast(),
+                _mm256_add_epi32(lanes, _mm256_set1_epi32(first as i32)),
+            ));
+        }
+
+        #[inline(always)]
         fn enter<R>(f: impl FnOnce() -> R) -> R {
             /// `f` with AVX2 (and POPCNT, which every AVX2 processor has, for counting mask
             /// bits) enabled, so that the lane operations inlined into it compile to AVX
@@ -423,6 +498,39 @@ mod avx {
                 f()
             }
             avx!(with_avx2(f))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What [`Wide::compress_store`] writes to the front for lane mask `bits`, lane `k`
+    /// holding `10 k + 1`, the first slot 100.
+    fn compressed<V: Wide>(bits: u32) -> (Vec<f32>, Vec<u32>) {
+        V::enter(|| {
+            let lanes = V::lane_index() * V::splat(10.0) + V::splat(1.0);
+            let (mut values, mut slots) = ([f32::NAN; WIDTH], [u32::MAX; WIDTH]);
+            lanes.compress_store(bits, 100, &mut values, &mut slots);
+            let taken = bits.count_ones() as usize;
+            (values[..taken].to_vec(), slots[..taken].to_vec())
+        })
+    }
+
+    #[test]
+    fn compress_store_moves_the_selected_lanes_to_the_front_in_order() {
+        for bits in 0..256_u32 {
+            let lanes: Vec<u32> = (0..8).filter(|k| bits >> k & 1 == 1).collect();
+            let expected = (
+                lanes.iter().map(|&k| k as f32 * 10.0 + 1.0).collect(),
+                lanes.iter().map(|&k| 100 + k).collect(),
+            );
+            assert_eq!(compressed::<Pair>(bits), expected, "portable, {bits:#010b}");
+            #[cfg(target_arch = "x86_64")]
+            if SimdPath::Avx2.is_supported() {
+                assert_eq!(compressed::<Avx>(bits), expected, "AVX2, {bits:#010b}");
+            }
         }
     }
 }

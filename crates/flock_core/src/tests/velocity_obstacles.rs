@@ -1544,3 +1544,123 @@ fn the_force_pass_keeps_the_ten_nearest_for_the_step() {
         assert!(left > 100, "{simd:?}: {left} left to the step");
     }
 }
+
+/// The force pass offers an agent's neighbours to its nearest only within a ceiling (see
+/// `Crowd::nearest_ceilings`). Whatever the ceiling, it keeps the ten nearest, on every SIMD
+/// path, just where they are sure to be among those offered: where ten are within the ceiling,
+/// or the ceiling is no lower than the radius. A cluster of 40 fills the buffer of candidates,
+/// so that it keeps only the nearest on the way.
+#[test]
+fn the_force_pass_keeps_the_ten_nearest_under_any_ceiling() {
+    let (half, radius) = (6.0, 2.5);
+    let mut tuning = wrapping_tuning(half, radius);
+    tuning.perception.max_neighbours = None;
+    let mut positions = points_with_ties(half);
+    positions.extend(random_positions(40, 0.2, 11));
+    let mut crowd = standing_crowd(Space::Volume, &[tuning], &positions, |_| 0);
+    crowd.build_index();
+    let (expected, _, _) = ten_nearest_by_sorting(&crowd, radius, 2.0 * half);
+    let indices: Vec<usize> = (crowd.index.gathered.iter())
+        .map(|agent| agent.index as usize)
+        .collect();
+    let index_of = |slot: usize| indices[slot];
+    // By agent index, the tenth nearest's squared distance; infinite where fewer are within
+    // the radius.
+    let mut tenth = vec![f32::INFINITY; positions.len()];
+    for (slot, nearest) in expected.iter().enumerate() {
+        if let Some(&(_, offset)) = nearest.get(MOST_AGENTS_AVOIDED - 1) {
+            tenth[index_of(slot)] = offset.length_squared();
+        }
+    }
+    let few = tenth.iter().filter(|t| t.is_infinite()).count();
+    let seeded = random_positions(positions.len(), 1.0, 3);
+    let cases: [(&str, Vec<f32>, usize); 4] = [
+        (
+            "none",
+            vec![f32::INFINITY; positions.len()],
+            positions.len(),
+        ),
+        ("at the tenth", tenth.clone(), positions.len()),
+        (
+            "just under the tenth",
+            tenth
+                .iter()
+                .map(|t| f32::from_bits(t.to_bits() - 1))
+                .collect(),
+            few,
+        ),
+        (
+            "seeded",
+            (seeded.iter().map(|p| (p.x + 1.0) * 0.6 * radius * radius)).collect(),
+            0,
+        ),
+    ];
+    for (case, ceilings, most_left) in cases {
+        crowd.velocity_step.ceilings = ceilings.clone();
+        for simd in SimdPath::supported() {
+            assert!(crowd.set_simd_path(simd));
+            crowd.accumulate_forces();
+            let mut kept = 0;
+            for (slot, expected) in expected.iter().enumerate() {
+                let ceiling = ceilings[index_of(slot)];
+                let sure = ceiling >= tenth[index_of(slot)] || ceiling >= radius * radius;
+                let keys = crowd.velocity_step.nearest[slot];
+                assert_eq!(keys.is_some(), sure, "{case}, {simd:?}, slot {slot}");
+                if let Some(keys) = keys {
+                    let slots: Vec<usize> = keys.slots().collect();
+                    let expected: Vec<usize> = expected.iter().map(|e| e.0).collect();
+                    assert_eq!(slots, expected, "{case}, {simd:?}, slot {slot}");
+                    kept += 1;
+                }
+                // What the step takes, kept or scanned for.
+                assert_eq!(
+                    &crowd.avoided_neighbours(slot),
+                    expected,
+                    "{case}, {simd:?}, slot {slot}"
+                );
+            }
+            assert!(kept >= most_left, "{case}, {simd:?}: {kept} kept");
+        }
+    }
+}
+
+/// The ceilings a tick leaves for the next force pass change only how much it scans: a crowd
+/// stepping with them moves exactly as one whose ceilings are cleared before every tick, and
+/// its force pass keeps the ten nearest for as many agents.
+#[test]
+fn ceilings_carried_between_ticks_change_nothing_but_the_work() {
+    let (half, radius) = (6.0, 2.5);
+    let mut tuning = wrapping_tuning(half, radius);
+    tuning.perception.max_neighbours = None;
+    let mut crowd = Crowd::new(Space::Volume);
+    let params = crowd.add_params(tuning);
+    let targets = random_positions(400, half, 6);
+    for (position, target) in random_positions(400, half, 5).into_iter().zip(targets) {
+        crowd.push(AgentInput {
+            position,
+            velocity: Vec3::ZERO,
+            heading: Vec3::ZERO,
+            flock: 0,
+            params,
+            target: Some(target),
+        });
+    }
+    let mut cleared = crowd.clone();
+    let kept = |crowd: &Crowd| {
+        let nearest = &crowd.velocity_step.nearest;
+        nearest.iter().filter(|kept| kept.is_some()).count()
+    };
+    for tick in 0..40 {
+        crowd.step(0.05);
+        cleared.velocity_step.ceilings.clear();
+        cleared.step(0.05);
+        assert_eq!(kept(&crowd), kept(&cleared), "tick {tick}");
+        assert!(kept(&crowd) > 300, "tick {tick}: {} kept", kept(&crowd));
+        let ceilings = &crowd.velocity_step.ceilings;
+        let finite = ceilings.iter().filter(|c| c.is_finite()).count();
+        assert!(finite > 300, "tick {tick}: {finite} ceilings");
+        for (a, b) in crowd.agents.bodies.iter().zip(&cleared.agents.bodies) {
+            assert_eq!(a.position, b.position, "tick {tick}");
+        }
+    }
+}

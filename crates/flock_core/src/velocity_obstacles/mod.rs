@@ -54,7 +54,7 @@ use core::ops::Range;
 
 use glam::{IVec3, Vec3};
 
-use crate::executor::for_each_chunk_mut2;
+use crate::executor::{for_each_chunk_mut, for_each_chunk_mut2};
 use crate::maths::{length, limit_length, unit};
 use crate::neighbours::nearest::NearestKeys;
 use crate::neighbours::wide::Wide;
@@ -153,6 +153,10 @@ pub(crate) struct VelocityStep {
     /// By grid slot: the nearest neighbours each agent avoids, as the force pass's scan kept
     /// them, where it could (see [`Crowd::keeps_nearest`]); read while the forces are pending.
     pub(crate) nearest: Vec<Option<NearestKeys>>,
+    /// By agent index: the squared distance within which the next force pass offers the
+    /// agent's neighbours to its nearest (see [`Crowd::nearest_ceilings`]), where the last
+    /// tick kept them; infinite, or missing, elsewhere.
+    pub(crate) ceilings: Vec<f32>,
 }
 
 /// A neighbour kept among the nearest.
@@ -197,6 +201,39 @@ struct Scratch {
 }
 
 impl Crowd {
+    /// The highest max speed of any agent.
+    fn fastest(&self) -> f32 {
+        (self.params.iter())
+            .map(|p| p.params.limits.max_speed)
+            .fold(0.0, f32::max)
+    }
+
+    /// Fills `ceilings`, by agent index, with the squared distance within which the next
+    /// force pass offers each agent's neighbours to its nearest: the farthest of those kept
+    /// this tick, by slot in `nearest`, plus how much nearer a move of `dt` can bring two
+    /// agents. A neighbour beyond it was beyond the farthest kept too, so the nearest are most
+    /// likely the same agents, and the scan skips the rest of the candidates; where the
+    /// ceiling leaves too few (an agent moved by game code, say), the step scans again.
+    /// Infinite where this tick kept fewer than [`MOST_AGENTS_AVOIDED`], or none.
+    pub(crate) fn nearest_ceilings(
+        &self,
+        dt: f32,
+        nearest: &[Option<NearestKeys>],
+        ceilings: &mut [f32],
+    ) {
+        let closing = 2.0 * self.fastest() * dt;
+        let slots = self.index.grid.slots();
+        for_each_chunk_mut(&*self.executor, ceilings, |first, chunk| {
+            for (k, ceiling) in chunk.iter_mut().enumerate() {
+                let kept = nearest.get(slots[first + k] as usize).copied().flatten();
+                *ceiling = kept.map_or(f32::INFINITY, |kept| {
+                    let reach = kept.farthest_kept().sqrt() + closing;
+                    reach * reach
+                });
+            }
+        });
+    }
+
     /// Whether any parameter set avoids velocity obstacles.
     pub(crate) fn avoids_velocity_obstacles(&self) -> bool {
         self.params
@@ -235,11 +272,7 @@ impl Crowd {
             all_avoid: !layered
                 && (self.params.iter()).all(|p| p.velocity_obstacles != VelocityObstacles::Off),
             obstacles,
-            fastest: self
-                .params
-                .iter()
-                .map(|p| p.params.limits.max_speed)
-                .fold(0.0, f32::max),
+            fastest: self.fastest(),
         };
         let Choices {
             velocities,
