@@ -1664,3 +1664,75 @@ fn ceilings_carried_between_ticks_change_nothing_but_the_work() {
         }
     }
 }
+
+/// A game may rebuild the crowd every frame (the plugin clears it and pushes its agents
+/// again), so between ticks agents come, go and change places, and an index's ceiling from
+/// the last tick then belongs to another agent. Where it no longer holds the ten nearest the
+/// scan says so, and the step scans for itself: a crowd stepped through such churn moves
+/// exactly as one whose ceilings are cleared before every tick.
+#[test]
+fn ceilings_left_by_other_agents_change_nothing() {
+    let (half, radius) = (6.0, 2.5);
+    let mut tuning = wrapping_tuning(half, radius);
+    tuning.perception.max_neighbours = None;
+    let seeker = |(position, target): (Vec3, Vec3)| AgentInput {
+        position,
+        velocity: Vec3::ZERO,
+        heading: Vec3::ZERO,
+        flock: 0,
+        params: ParamsId(0),
+        target: Some(target),
+    };
+    let starts = random_positions(400, half, 8).into_iter();
+    let mut agents: Vec<AgentInput> = starts
+        .zip(random_positions(400, half, 9))
+        .map(seeker)
+        .collect();
+    let (mut kept, mut cleared) = (Crowd::new(Space::Volume), Crowd::new(Space::Volume));
+    let kept_count = |crowd: &Crowd| {
+        let nearest = &crowd.velocity_step.nearest;
+        nearest.iter().filter(|kept| kept.is_some()).count()
+    };
+    let mut fewer_after_churn = 0;
+    for tick in 0..30 {
+        for crowd in [&mut kept, &mut cleared] {
+            crowd.clear();
+            let params = crowd.add_params(tuning);
+            for agent in &agents {
+                crowd.push(AgentInput { params, ..*agent });
+            }
+        }
+        cleared.velocity_step.ceilings.clear();
+        kept.step(0.05);
+        cleared.step(0.05);
+        for (i, agent) in agents.iter_mut().enumerate() {
+            assert_eq!(
+                kept.position(i),
+                cleared.position(i),
+                "tick {tick}, agent {i}"
+            );
+            assert_eq!(
+                kept.velocity(i),
+                cleared.velocity(i),
+                "tick {tick}, agent {i}"
+            );
+            agent.position = kept.position(i);
+            agent.velocity = kept.velocity(i);
+        }
+        let churned = tick % 5 == 1;
+        if churned {
+            fewer_after_churn += usize::from(kept_count(&kept) < kept_count(&cleared));
+        } else if tick > 0 {
+            assert_eq!(kept_count(&kept), kept_count(&cleared), "tick {tick}");
+        }
+        if tick % 5 == 0 {
+            // Every agent changes places, 20 go and 20 come.
+            agents.rotate_left(37);
+            agents.truncate(380);
+            let seed = 100 + tick as u32;
+            let new = random_positions(20, half, seed).into_iter();
+            agents.extend(new.zip(random_positions(20, half, seed + 1)).map(seeker));
+        }
+    }
+    assert_eq!(fewer_after_churn, 6, "ticks after churn that fell back");
+}
