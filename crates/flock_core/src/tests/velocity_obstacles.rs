@@ -1624,6 +1624,28 @@ fn the_force_pass_keeps_the_ten_nearest_under_any_ceiling() {
     }
 }
 
+/// `n` agents standing at random in a cube of half-side `half`, each seeking a random point
+/// in it (positions drawn with `seed`, targets with `seed + 1`), of parameter set 0.
+fn seekers(n: usize, half: f32, seed: u32) -> Vec<AgentInput> {
+    let targets = random_positions(n, half, seed + 1);
+    (random_positions(n, half, seed).into_iter().zip(targets))
+        .map(|(position, target)| AgentInput {
+            position,
+            velocity: Vec3::ZERO,
+            heading: Vec3::ZERO,
+            flock: 0,
+            params: ParamsId(0),
+            target: Some(target),
+        })
+        .collect()
+}
+
+/// For how many agents the last force pass kept the ten nearest for the step.
+fn nearest_kept(crowd: &Crowd) -> usize {
+    let nearest = &crowd.velocity_step.nearest;
+    nearest.iter().filter(|kept| kept.is_some()).count()
+}
+
 /// The ceilings a tick leaves for the next force pass change only how much it scans: a crowd
 /// stepping with them moves exactly as one whose ceilings are cleared before every tick, and
 /// its force pass keeps the ten nearest for as many agents.
@@ -1634,28 +1656,20 @@ fn ceilings_carried_between_ticks_change_nothing_but_the_work() {
     tuning.perception.max_neighbours = None;
     let mut crowd = Crowd::new(Space::Volume);
     let params = crowd.add_params(tuning);
-    let targets = random_positions(400, half, 6);
-    for (position, target) in random_positions(400, half, 5).into_iter().zip(targets) {
-        crowd.push(AgentInput {
-            position,
-            velocity: Vec3::ZERO,
-            heading: Vec3::ZERO,
-            flock: 0,
-            params,
-            target: Some(target),
-        });
+    for agent in seekers(400, half, 5) {
+        crowd.push(AgentInput { params, ..agent });
     }
     let mut cleared = crowd.clone();
-    let kept = |crowd: &Crowd| {
-        let nearest = &crowd.velocity_step.nearest;
-        nearest.iter().filter(|kept| kept.is_some()).count()
-    };
     for tick in 0..40 {
         crowd.step(0.05);
         cleared.velocity_step.ceilings.clear();
         cleared.step(0.05);
-        assert_eq!(kept(&crowd), kept(&cleared), "tick {tick}");
-        assert!(kept(&crowd) > 300, "tick {tick}: {} kept", kept(&crowd));
+        assert_eq!(nearest_kept(&crowd), nearest_kept(&cleared), "tick {tick}");
+        assert!(
+            nearest_kept(&crowd) > 300,
+            "tick {tick}: {} kept",
+            nearest_kept(&crowd)
+        );
         let ceilings = &crowd.velocity_step.ceilings;
         let finite = ceilings.iter().filter(|c| c.is_finite()).count();
         assert!(finite > 300, "tick {tick}: {finite} ceilings");
@@ -1675,24 +1689,8 @@ fn ceilings_left_by_other_agents_change_nothing() {
     let (half, radius) = (6.0, 2.5);
     let mut tuning = wrapping_tuning(half, radius);
     tuning.perception.max_neighbours = None;
-    let seeker = |(position, target): (Vec3, Vec3)| AgentInput {
-        position,
-        velocity: Vec3::ZERO,
-        heading: Vec3::ZERO,
-        flock: 0,
-        params: ParamsId(0),
-        target: Some(target),
-    };
-    let starts = random_positions(400, half, 8).into_iter();
-    let mut agents: Vec<AgentInput> = starts
-        .zip(random_positions(400, half, 9))
-        .map(seeker)
-        .collect();
+    let mut agents = seekers(400, half, 8);
     let (mut kept, mut cleared) = (Crowd::new(Space::Volume), Crowd::new(Space::Volume));
-    let kept_count = |crowd: &Crowd| {
-        let nearest = &crowd.velocity_step.nearest;
-        nearest.iter().filter(|kept| kept.is_some()).count()
-    };
     let mut fewer_after_churn = 0;
     for tick in 0..30 {
         for crowd in [&mut kept, &mut cleared] {
@@ -1721,17 +1719,15 @@ fn ceilings_left_by_other_agents_change_nothing() {
         }
         let churned = tick % 5 == 1;
         if churned {
-            fewer_after_churn += usize::from(kept_count(&kept) < kept_count(&cleared));
+            fewer_after_churn += usize::from(nearest_kept(&kept) < nearest_kept(&cleared));
         } else if tick > 0 {
-            assert_eq!(kept_count(&kept), kept_count(&cleared), "tick {tick}");
+            assert_eq!(nearest_kept(&kept), nearest_kept(&cleared), "tick {tick}");
         }
         if tick % 5 == 0 {
             // Every agent changes places, 20 go and 20 come.
             agents.rotate_left(37);
             agents.truncate(380);
-            let seed = 100 + tick as u32;
-            let new = random_positions(20, half, seed).into_iter();
-            agents.extend(new.zip(random_positions(20, half, seed + 1)).map(seeker));
+            agents.extend(seekers(20, half, 100 + tick as u32));
         }
     }
     assert_eq!(fewer_after_churn, 6, "ticks after churn that fell back");
