@@ -40,6 +40,18 @@ pub(crate) fn half_plane(e: &Encounter<Vec2>, velocity: Vec2, dt: f32) -> HalfPl
     let (offset, relative) = (e.offset, velocity - e.velocity);
     let dist_sq = offset.length_squared();
     let (r, r_sq) = (e.radius, e.radius * e.radius);
+    // Leaving a disc of radius `reach` round the end of `relative - w`, along `w`.
+    let leave_disc = |w: Vec2, reach: f32| {
+        let w_len = w.length();
+        let unit_w = if w_len > 0.0 {
+            w / w_len
+        } else if offset.length_squared().is_normal() {
+            (-offset).normalize()
+        } else {
+            e.fixed_apart.truncate()
+        };
+        (Vec2::new(unit_w.y, -unit_w.x), unit_w * (reach - w_len))
+    };
     let (direction, u);
     if dist_sq > r_sq {
         // From the cut-off centre to the relative velocity.
@@ -48,10 +60,7 @@ pub(crate) fn half_plane(e: &Encounter<Vec2>, velocity: Vec2, dt: f32) -> HalfPl
         let along = w.dot(offset);
         if along < 0.0 && along * along > r_sq * w_len_sq {
             // Nearest the cut-off circle.
-            let w_len = w_len_sq.sqrt();
-            let unit_w = w / w_len;
-            direction = Vec2::new(unit_w.y, -unit_w.x);
-            u = unit_w * (r / e.horizon - w_len);
+            (direction, u) = leave_disc(w, r / e.horizon);
         } else {
             // Nearest a leg: the tangent from the origin on the side the velocity leans to.
             let leg = (dist_sq - r_sq).sqrt();
@@ -67,17 +76,7 @@ pub(crate) fn half_plane(e: &Encounter<Vec2>, velocity: Vec2, dt: f32) -> HalfPl
         }
     } else {
         // Overlapping: leave the disc of the positions one tick ahead.
-        let w = relative - offset / dt;
-        let w_len = w.length();
-        let unit_w = if w_len > 0.0 {
-            w / w_len
-        } else if offset.length_squared().is_normal() {
-            (-offset).normalize()
-        } else {
-            e.fixed_apart.truncate()
-        };
-        direction = Vec2::new(unit_w.y, -unit_w.x);
-        u = unit_w * (r / dt - w_len);
+        (direction, u) = leave_disc(relative - offset / dt, r / dt);
     }
     HalfPlane {
         point: velocity + u * e.share,
@@ -150,6 +149,7 @@ fn half_planes_on<V: Wide>(
                 V::load(&columns[6], 0),
             ],
             [V::load(&columns[7], 0), V::load(&columns[8], 0)],
+            (1 << group.len()) - 1,
             velocity,
             dt,
         );
@@ -166,15 +166,18 @@ fn half_planes_on<V: Wide>(
     }
 }
 
-/// The half-planes of one group of encounters, given by coordinates on lanes: each of the
-/// three cases (nearest the cut-off disc, nearest a leg, overlapping) computed in every lane,
-/// then the one that applies kept. Returns the points' and directions' coordinates.
+/// The half-planes of one group of encounters, given by coordinates on lanes: each lane's case
+/// (nearest the cut-off disc, nearest a leg, overlapping) decided first, and the inputs of the
+/// divisions and roots picked by case before they run, once rather than once per case (they
+/// are most of the work). `live` has a bit set for each lane that holds an encounter. Returns
+/// the points' and directions' coordinates.
 #[inline(always)]
 fn group_half_planes<V: Wide>(
     [ox, oy]: [V; 2],
     [ex, ey]: [V; 2],
     [r, horizon, share]: [V; 3],
     [fx, fy]: [V; 2],
+    live: u32,
     velocity: Vec2,
     dt: f32,
 ) -> [V; 4] {
@@ -183,32 +186,40 @@ fn group_half_planes<V: Wide>(
     let (rx, ry) = (vx - ex, vy - ey);
     let dist_sq = ox * ox + oy * oy;
     let r_sq = r * r;
+    let outside = dist_sq.cmpgt(r_sq);
 
-    // Nearest the cut-off disc.
-    let (wx, wy) = (rx - ox / horizon, ry - oy / horizon);
+    // From the centre of the cut-off disc (outside) or of the disc one tick ahead
+    // (overlapping) to the relative velocity.
+    let ahead = V::select(outside, horizon, V::splat(dt));
+    let (wx, wy) = (rx - ox / ahead, ry - oy / ahead);
     let w_len_sq = wx * wx + wy * wy;
     let along = wx * ox + wy * oy;
-    let cut_off = along.cmplt(zero) & (along * along).cmpgt(r_sq * w_len_sq);
+    let cut_off = outside & along.cmplt(zero) & (along * along).cmpgt(r_sq * w_len_sq);
+
+    // Nearest the cut-off disc, or overlapping: leave the disc along `w`, or where it has no
+    // direction, away from the neighbour (see `Encounter::apart`).
     let w_len = w_len_sq.sqrt();
-    let (unit_x, unit_y) = (wx / w_len, wy / w_len);
-    let cut_off_direction = [unit_y, -unit_x];
-    let scale = r / horizon - w_len;
-    let cut_off_u = [unit_x * scale, unit_y * scale];
+    let some = w_len.cmpgt(zero);
+    let (mut unit_x, mut unit_y) = (wx / w_len, wy / w_len);
+    if V::bitmask(some) & live != live {
+        let (normal, recip) = recip_length_where_normal(dist_sq);
+        let (ax, ay) = (
+            V::select(normal, -ox * recip, fx),
+            V::select(normal, -oy * recip, fy),
+        );
+        unit_x = V::select(some, unit_x, ax);
+        unit_y = V::select(some, unit_y, ay);
+    }
+    let disc_direction = [unit_y, -unit_x];
+    let scale = r / ahead - w_len;
+    let disc_u = [unit_x * scale, unit_y * scale];
 
     // Nearest a leg: the tangent from the origin on the side the velocity leans to.
     let leg = (dist_sq - r_sq).sqrt();
     let left = (ox * wy - oy * wx).cmpgt(zero);
     let leg_direction = [
-        V::select(
-            left,
-            (ox * leg - oy * r) / dist_sq,
-            -(ox * leg + oy * r) / dist_sq,
-        ),
-        V::select(
-            left,
-            (ox * r + oy * leg) / dist_sq,
-            -(-ox * r + oy * leg) / dist_sq,
-        ),
+        V::select(left, ox * leg - oy * r, -(ox * leg + oy * r)) / dist_sq,
+        V::select(left, ox * r + oy * leg, -(-ox * r + oy * leg)) / dist_sq,
     ];
     let along_leg = rx * leg_direction[0] + ry * leg_direction[1];
     let leg_u = [
@@ -216,33 +227,16 @@ fn group_half_planes<V: Wide>(
         leg_direction[1] * along_leg - ry,
     ];
 
-    // Overlapping: leave the disc of the positions one tick ahead.
-    let dt = V::splat(dt);
-    let (wx, wy) = (rx - ox / dt, ry - oy / dt);
-    let w_len = (wx * wx + wy * wy).sqrt();
-    let some = w_len.cmpgt(zero);
-    // Where the change has no direction: away from the neighbour (see `Encounter::apart`).
-    let (normal, recip) = recip_length_where_normal(dist_sq);
-    let (ax, ay) = (
-        V::select(normal, -ox * recip, fx),
-        V::select(normal, -oy * recip, fy),
-    );
-    let (unit_x, unit_y) = (
-        V::select(some, wx / w_len, ax),
-        V::select(some, wy / w_len, ay),
-    );
-    let overlap_direction = [unit_y, -unit_x];
-    let scale = r / dt - w_len;
-    let overlap_u = [unit_x * scale, unit_y * scale];
-
-    let outside = dist_sq.cmpgt(r_sq);
     let mut direction = [zero; 2];
     let mut u = [zero; 2];
     for i in 0..2 {
-        let outside_direction = V::select(cut_off, cut_off_direction[i], leg_direction[i]);
-        direction[i] = V::select(outside, outside_direction, overlap_direction[i]);
-        let outside_u = V::select(cut_off, cut_off_u[i], leg_u[i]);
-        u[i] = V::select(outside, outside_u, overlap_u[i]);
+        // The leg's where outside and not nearest the cut-off disc.
+        direction[i] = V::select(
+            cut_off,
+            disc_direction[i],
+            V::select(outside, leg_direction[i], disc_direction[i]),
+        );
+        u[i] = V::select(cut_off, disc_u[i], V::select(outside, leg_u[i], disc_u[i]));
     }
     [
         vx + u[0] * share,

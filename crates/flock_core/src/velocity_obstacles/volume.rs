@@ -42,16 +42,16 @@ pub(crate) fn half_space(e: &Encounter<Vec3>, velocity: Vec3, dt: f32) -> HalfSp
     let (offset, relative) = (e.offset, velocity - e.velocity);
     let dist_sq = offset.length_squared();
     let (r, r_sq) = (e.radius, e.radius * e.radius);
-    let (normal, u);
+    // The change of relative velocity that leaves the velocity obstacle, `w` scaled to reach
+    // `reach` from its centre.
+    let (w, reach);
     if dist_sq > r_sq {
-        let w = relative - offset / e.horizon;
-        let w_len_sq = w.length_squared();
-        let along = w.dot(offset);
-        if along < 0.0 && along * along > r_sq * w_len_sq {
+        let cut_off_w = relative - offset / e.horizon;
+        let along = cut_off_w.dot(offset);
+        if along < 0.0 && along * along > r_sq * cut_off_w.length_squared() {
             // Nearest the cut-off sphere.
-            let w_len = w_len_sq.sqrt();
-            normal = w / w_len;
-            u = normal * (r / e.horizon - w_len);
+            w = cut_off_w;
+            reach = r / e.horizon;
         } else {
             // Nearest the cone: the point of it nearest the relative velocity lies on the ray
             // through the tangent circle's point in the plane of the offset and the velocity;
@@ -61,20 +61,18 @@ pub(crate) fn half_space(e: &Encounter<Vec3>, velocity: Vec3, dt: f32) -> HalfSp
             let c = relative.length_squared()
                 - offset.cross(relative).length_squared() / (dist_sq - r_sq);
             let t = (b + (b * b - a * c).max(0.0).sqrt()) / a;
-            let w = relative - offset * t;
-            let w_len = w.length();
-            normal = if w_len > 0.0 { w / w_len } else { e.apart() };
-            u = normal * (r * t - w_len);
+            w = relative - offset * t;
+            reach = r * t;
         }
     } else {
         // Overlapping: leave the sphere of the positions one tick ahead.
-        let w = relative - offset / dt;
-        let w_len = w.length();
-        normal = if w_len > 0.0 { w / w_len } else { e.apart() };
-        u = normal * (r / dt - w_len);
+        w = relative - offset / dt;
+        reach = r / dt;
     }
+    let w_len = w.length();
+    let normal = if w_len > 0.0 { w / w_len } else { e.apart() };
     HalfSpace {
-        point: velocity + u * e.share,
+        point: velocity + normal * (reach - w_len) * e.share,
         normal,
     }
 }
@@ -153,7 +151,8 @@ fn half_spaces_on<V: Wide>(
             offset,
             [ex, ey, ez],
             [r, horizon, share],
-            apart(offset, [fx, fy, fz]),
+            [fx, fy, fz],
+            (1 << group.len()) - 1,
             velocity,
             dt,
         );
@@ -191,40 +190,50 @@ fn minus_scaled<V: Wide>(a: Lanes3<V>, b: Lanes3<V>, s: V, divide: bool) -> Lane
     }
 }
 
-/// [`Encounter::apart`] on lanes: the unit direction opposite each `offset`, or the `fixed`
-/// one where the offset's squared length is not a normal number.
+/// `w` over its length, and that length; where it has none, [`Encounter::apart`] (the unit
+/// direction opposite `offset`, or `fixed_apart` where the offset's squared length is not a
+/// normal number), computed only where one of the `live` lanes (a bit each) needs it, which
+/// is rare.
 #[inline(always)]
-fn apart<V: Wide>(offset: Lanes3<V>, fixed: Lanes3<V>) -> Lanes3<V> {
-    let (normal, recip) = recip_length_where_normal(dot(offset, offset));
-    [
-        V::select(normal, -offset[0] * recip, fixed[0]),
-        V::select(normal, -offset[1] * recip, fixed[1]),
-        V::select(normal, -offset[2] * recip, fixed[2]),
-    ]
-}
-
-/// `w` over its length (or `apart` where it has none), and that length.
-#[inline(always)]
-fn unit_or<V: Wide>(w: Lanes3<V>, apart: Lanes3<V>) -> (Lanes3<V>, V) {
+fn unit_or<V: Wide>(
+    w: Lanes3<V>,
+    offset: Lanes3<V>,
+    fixed_apart: Lanes3<V>,
+    live: u32,
+) -> (Lanes3<V>, V) {
     let w_len = dot(w, w).sqrt();
     let some = w_len.cmpgt(V::splat(0.0));
-    let normal = [
-        V::select(some, w[0] / w_len, apart[0]),
-        V::select(some, w[1] / w_len, apart[1]),
-        V::select(some, w[2] / w_len, apart[2]),
+    let unit = [w[0] / w_len, w[1] / w_len, w[2] / w_len];
+    if !V::bitmask(some) & live == 0 {
+        return (unit, w_len);
+    }
+    let (normal, recip) = recip_length_where_normal(dot(offset, offset));
+    let apart = [
+        V::select(normal, -offset[0] * recip, fixed_apart[0]),
+        V::select(normal, -offset[1] * recip, fixed_apart[1]),
+        V::select(normal, -offset[2] * recip, fixed_apart[2]),
     ];
-    (normal, w_len)
+    let unit = [
+        V::select(some, unit[0], apart[0]),
+        V::select(some, unit[1], apart[1]),
+        V::select(some, unit[2], apart[2]),
+    ];
+    (unit, w_len)
 }
 
-/// The half-spaces of one group of encounters, given by coordinates on lanes: each of the
-/// three cases (nearest the cut-off sphere, nearest the cone, overlapping) computed in every
-/// lane, then the one that applies kept. Returns the points' and normals' coordinates.
+/// The half-spaces of one group of encounters, given by coordinates on lanes: each lane's case
+/// (nearest the cut-off sphere, nearest the cone, overlapping) decided first, then the change
+/// of relative velocity `w` that case leaves it by picked before the divisions and the root
+/// that turn it into a unit normal, which run once rather than once per case (they are most of
+/// the work). `live` has a bit set for each lane that holds an encounter. Returns the points'
+/// and normals' coordinates.
 #[inline(always)]
 fn group_half_spaces<V: Wide>(
     offset: Lanes3<V>,
     other_velocity: Lanes3<V>,
     [r, horizon, share]: [V; 3],
-    apart: Lanes3<V>,
+    fixed_apart: Lanes3<V>,
+    live: u32,
     velocity: Vec3,
     dt: f32,
 ) -> [V; 6] {
@@ -241,46 +250,40 @@ fn group_half_spaces<V: Wide>(
     ];
     let dist_sq = dot(offset, offset);
     let r_sq = r * r;
+    let outside = dist_sq.cmpgt(r_sq);
 
-    // Nearest the cut-off sphere.
-    let w = minus_scaled(relative, offset, horizon, true);
-    let w_len_sq = dot(w, w);
+    // From the centre of the cut-off sphere (outside) or of the sphere one tick ahead
+    // (overlapping) to the relative velocity.
+    let ahead = V::select(outside, horizon, V::splat(dt));
+    let w = minus_scaled(relative, offset, ahead, true);
     let along = dot(w, offset);
-    let cut_off = along.cmplt(zero) & (along * along).cmpgt(r_sq * w_len_sq);
-    let w_len = w_len_sq.sqrt();
-    let cut_off_normal = [w[0] / w_len, w[1] / w_len, w[2] / w_len];
-    let cut_off_scale = r / horizon - w_len;
+    let cut_off = outside & along.cmplt(zero) & (along * along).cmpgt(r_sq * dot(w, w));
 
-    // Nearest the cone.
+    // Nearest the cone: the point of it nearest the relative velocity lies on the ray through
+    // the tangent circle's point in the plane of the offset and the velocity; `t` scales the
+    // offset to the sphere the tangent touches.
     let (a, b) = (dist_sq, dot(offset, relative));
     let [ox, oy, oz] = offset;
     let [rx, ry, rz] = relative;
     let cross = [oy * rz - ry * oz, oz * rx - rz * ox, ox * ry - rx * oy];
     let c = dot(relative, relative) - dot(cross, cross) / (dist_sq - r_sq);
     let t = (b + (b * b - a * c).max(zero).sqrt()) / a;
-    let (cone_normal, w_len) = unit_or(minus_scaled(relative, offset, t, false), apart);
-    let cone_scale = r * t - w_len;
+    let cone_w = minus_scaled(relative, offset, t, false);
+    // The cone's where outside and not nearest the cut-off sphere.
+    let pick = |cone: V, other: V| V::select(cut_off, other, V::select(outside, cone, other));
+    let w = [
+        pick(cone_w[0], w[0]),
+        pick(cone_w[1], w[1]),
+        pick(cone_w[2], w[2]),
+    ];
 
-    // Overlapping.
-    let dt = V::splat(dt);
-    let (overlap_normal, w_len) = unit_or(minus_scaled(relative, offset, dt, true), apart);
-    let overlap_scale = r / dt - w_len;
-
-    let outside = dist_sq.cmpgt(r_sq);
+    let (normal, w_len) = unit_or(w, offset, fixed_apart, live);
+    let reach = pick(r * t, r / ahead);
+    let scale = reach - w_len;
     let mut lanes = [zero; 6];
-    let scale = V::select(
-        outside,
-        V::select(cut_off, cut_off_scale, cone_scale),
-        overlap_scale,
-    );
     for i in 0..3 {
-        let normal = V::select(
-            outside,
-            V::select(cut_off, cut_off_normal[i], cone_normal[i]),
-            overlap_normal[i],
-        );
-        lanes[i] = v[i] + normal * scale * share;
-        lanes[3 + i] = normal;
+        lanes[i] = v[i] + normal[i] * scale * share;
+        lanes[3 + i] = normal[i];
     }
     lanes
 }
