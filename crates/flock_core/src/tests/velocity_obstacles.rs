@@ -7,9 +7,21 @@ use glam::{Vec2, Vec3};
 use super::random_positions;
 use crate::neighbours::wide::WIDTH;
 use crate::velocity_obstacles::{
-    Encounter, as_programmed, contact, manoeuvre_share, planar, volume, yielding_share,
+    Encounter, EncounterColumns, as_programmed, contact, manoeuvre_share, planar, volume,
+    yielding_share,
 };
 use crate::*;
+
+/// `encounters` as the half-spaces read them, each met by an agent moving at the velocity
+/// beside it in `movers`.
+fn columns(encounters: &[Encounter<Vec3>], movers: &[Vec3]) -> EncounterColumns {
+    let mut columns = EncounterColumns::default();
+    for (e, &mover) in encounters.iter().zip(movers) {
+        columns.push(e, mover);
+    }
+    columns.pad();
+    columns
+}
 
 /// A neighbour that does not avoid, so the agent takes the whole manoeuvre.
 fn lone_encounter<V>(offset: V, velocity: V, radius: f32, horizon: f32) -> Encounter<V> {
@@ -254,7 +266,9 @@ fn planar_choices_match_dodgy_2d() {
             })
             .collect();
         let mut lines = Vec::new();
-        planar::half_planes(SimdPath::detect(), &encounters, velocity, dt, &mut lines);
+        let movers = vec![velocity.extend(0.0); encounters.len()];
+        let encounters = columns(&encounters, &movers);
+        planar::half_planes(SimdPath::detect(), &encounters, dt, &mut lines);
         let (ours, _) = planar::solve(&lines, 0, max_speed, preferred, &mut Vec::new());
 
         let g = |v: Vec2| dodgy_2d::Vec2::new(v.x, v.y);
@@ -337,7 +351,9 @@ fn volume_choices_match_dodgy_3d() {
             .map(|&(offset, v, r)| lone_encounter(offset, v, own_radius + r, horizon))
             .collect();
         let mut spaces = Vec::new();
-        volume::half_spaces(SimdPath::detect(), &encounters, velocity, dt, &mut spaces);
+        let movers = vec![velocity; encounters.len()];
+        let encounters = columns(&encounters, &movers);
+        volume::half_spaces(SimdPath::detect(), &encounters, dt, &mut spaces);
         let (ours, _) = volume::solve(&spaces, 0, max_speed, preferred, &mut Vec::new());
 
         let g = |v: Vec3| dodgy_3d::Vec3::new(v.x, v.y, v.z);
@@ -404,7 +420,8 @@ fn on_the_plane(e: &Encounter<Vec3>) -> Encounter<Vec2> {
 /// `planar::half_plane` and `volume::half_space` one at a time, on every path this processor
 /// runs: in each of the three cases (nearest the cut-off, nearest the cone's legs,
 /// overlapping), where the change has no direction (away from the neighbour then, or the fixed
-/// direction where the two coincide), and in groups of every length up to two full ones.
+/// direction where the two coincide), in groups of every length up to two full ones, and with
+/// the encounters of one agent or of several (each lane with its own agent's velocity).
 #[test]
 fn half_spaces_on_lanes_match_one_at_a_time() {
     let mut draws = Draws(5);
@@ -454,14 +471,17 @@ fn half_spaces_on_lanes_match_one_at_a_time() {
                         }
                     })
                     .collect();
-                let velocity = if count % 3 == 0 {
+                // One agent's encounters, or (as the step batches them) several agents'.
+                let movers: Vec<Vec3> = if count % 3 == 0 {
                     encounters[count / 2] = still;
                     encounters[0] = coincident;
-                    Vec3::X
+                    vec![Vec3::X; count]
+                } else if count % 3 == 1 {
+                    vec![vector(&mut draws, 2.0); count]
                 } else {
-                    vector(&mut draws, 2.0)
+                    (0..count).map(|_| vector(&mut draws, 2.0)).collect()
                 };
-                for e in &encounters {
+                for (e, &velocity) in encounters.iter().zip(&movers) {
                     let (offset, relative) = (e.offset, velocity - e.velocity);
                     let w = relative - offset / e.horizon;
                     let along = w.dot(offset);
@@ -474,24 +494,26 @@ fn half_spaces_on_lanes_match_one_at_a_time() {
                         1
                     }] += 1;
                 }
-                let v2 = velocity.truncate();
                 let one_at_a_time: Vec<f32> = match space {
                     Space::Planar => encounters
                         .iter()
-                        .map(|e| planar::half_plane(&on_the_plane(e), v2, dt))
+                        .zip(&movers)
+                        .map(|(e, v)| planar::half_plane(&on_the_plane(e), v.truncate(), dt))
                         .flat_map(|l| [l.point.x, l.point.y, l.direction.x, l.direction.y])
                         .collect(),
                     Space::Volume => encounters
                         .iter()
-                        .map(|e| volume::half_space(e, velocity, dt))
+                        .zip(&movers)
+                        .map(|(e, &v)| volume::half_space(e, v, dt))
                         .flat_map(|h| [h.point.to_array(), h.normal.to_array()].concat())
                         .collect(),
                 };
+                let on_columns = columns(&encounters, &movers);
                 for simd in SimdPath::supported() {
                     let on_lanes: Vec<f32> = match space {
                         Space::Planar => {
                             let mut lines = Vec::new();
-                            planar::half_planes(simd, &encounters, v2, dt, &mut lines);
+                            planar::half_planes(simd, &on_columns, dt, &mut lines);
                             lines
                                 .iter()
                                 .flat_map(|l| [l.point.x, l.point.y, l.direction.x, l.direction.y])
@@ -499,7 +521,7 @@ fn half_spaces_on_lanes_match_one_at_a_time() {
                         }
                         Space::Volume => {
                             let mut spaces = Vec::new();
-                            volume::half_spaces(simd, &encounters, velocity, dt, &mut spaces);
+                            volume::half_spaces(simd, &on_columns, dt, &mut spaces);
                             spaces
                                 .iter()
                                 .flat_map(|h| [h.point.to_array(), h.normal.to_array()].concat())

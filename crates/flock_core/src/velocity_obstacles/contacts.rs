@@ -154,12 +154,16 @@ impl Crowd {
             };
             for_each_chunk_mut(&*self.executor, rechosen, |first, chunk| {
                 let mut scratch = Scratch::default();
-                for (k, velocity) in chunk.iter_mut().enumerate() {
-                    let slot = contacting[first + k];
-                    *velocity = self
-                        .chosen_velocity(slot, tick, Some(&round), &mut scratch)
-                        .0;
-                }
+                let slots = contacting[first..first + chunk.len()].iter().copied();
+                self.choose_each(
+                    slots,
+                    tick,
+                    Some(&round),
+                    &mut scratch,
+                    |k, (velocity, _)| {
+                        chunk[k] = velocity;
+                    },
+                );
             });
             for (&slot, &velocity) in contacting.iter().zip(&*rechosen) {
                 velocities[slot] = velocity;

@@ -57,7 +57,7 @@ use glam::{IVec3, Vec3};
 use crate::executor::{for_each_chunk_mut, for_each_chunk_mut2};
 use crate::maths::{length, limit_length, unit};
 use crate::neighbours::nearest::NearestKeys;
-use crate::neighbours::wide::Wide;
+use crate::neighbours::wide::{WIDTH, Wide};
 use crate::neighbours::{Images, image_ranges, seam_images};
 use crate::obstacles::{Layered, ObstacleQuery};
 use crate::rules::coincident_direction;
@@ -117,6 +117,122 @@ pub(crate) struct Encounter<V> {
     /// is not a normal number (see [`Encounter::apart`]): `-offset` scaled to unit length
     /// where it can be, fixed per pair where they coincide. Zero, and never read, elsewhere.
     pub(crate) fixed_apart: Vec3,
+}
+
+/// Encounters as the half-spaces read them, eight lanes at a time: a column per field, and
+/// beside each encounter the velocity of the agent it belongs to (so that the encounters of
+/// several agents are computed together, see [`volume::half_spaces`]). Written field by field
+/// as they are built, they need no reshuffle into lanes. Room for a batch's.
+#[derive(Clone, Debug)]
+pub(crate) struct EncounterColumns {
+    len: usize,
+    /// By [`Field`]; the lanes of the last group past `len` zeros after
+    /// [`pad`](Self::pad).
+    columns: [[f32; ENCOUNTERS]; FIELDS],
+}
+
+/// The most encounters an [`EncounterColumns`] holds: a batch's, in whole groups of lanes.
+pub(crate) const ENCOUNTERS: usize = (BATCH * MOST_AGENTS_AVOIDED).next_multiple_of(WIDTH);
+
+impl Default for EncounterColumns {
+    fn default() -> Self {
+        Self {
+            len: 0,
+            columns: [[0.0; ENCOUNTERS]; FIELDS],
+        }
+    }
+}
+
+/// The columns of an [`EncounterColumns`].
+#[derive(Clone, Copy)]
+pub(crate) enum Field {
+    OffsetX,
+    OffsetY,
+    OffsetZ,
+    VelocityX,
+    VelocityY,
+    VelocityZ,
+    Radius,
+    Horizon,
+    Share,
+    FixedApartX,
+    FixedApartY,
+    FixedApartZ,
+    MoverX,
+    MoverY,
+    MoverZ,
+}
+
+/// How many fields an [`EncounterColumns`] holds.
+const FIELDS: usize = 15;
+
+impl EncounterColumns {
+    /// Empty.
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// How many encounters it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Adds `e`, met by an agent moving at `mover`. There must be room (see [`ENCOUNTERS`]).
+    #[inline(always)]
+    pub(crate) fn push(&mut self, e: &Encounter<Vec3>, mover: Vec3) {
+        let fields = [
+            e.offset.x,
+            e.offset.y,
+            e.offset.z,
+            e.velocity.x,
+            e.velocity.y,
+            e.velocity.z,
+            e.radius,
+            e.horizon,
+            e.share,
+            e.fixed_apart.x,
+            e.fixed_apart.y,
+            e.fixed_apart.z,
+            mover.x,
+            mover.y,
+            mover.z,
+        ];
+        // The place in a local: the stores could otherwise overwrite `len`, for all the
+        // compiler knows, which it would then read and check again before each.
+        let at = self.len;
+        for (column, value) in self.columns.iter_mut().zip(fields) {
+            column[at] = value;
+        }
+        self.len = at + 1;
+    }
+
+    /// Zeros the lanes of the last group past the end, so that they hold no values from
+    /// encounters before (whose results are never read, but could be slow to compute).
+    pub(crate) fn pad(&mut self) {
+        let padded = self.len.next_multiple_of(WIDTH);
+        for column in &mut self.columns {
+            column[self.len..padded].fill(0.0);
+        }
+    }
+
+    /// Encounters `at..at + 8` of column `field`.
+    #[inline(always)]
+    pub(crate) fn lanes<V: Wide>(&self, field: Field, at: usize) -> V {
+        V::load(&self.columns[field as usize], at)
+    }
+
+    /// Encounter `k`'s offset.
+    #[inline]
+    fn offset(&self, k: usize) -> Vec3 {
+        let c = &self.columns;
+        Vec3::new(c[0][k], c[1][k], c[2][k])
+    }
+
+    /// Encounter `k`'s summed radii.
+    #[inline]
+    fn radius(&self, k: usize) -> f32 {
+        self.columns[Field::Radius as usize][k]
+    }
 }
 
 /// Where each lane of `length_sq`, a squared length, is a normal number (as
@@ -182,7 +298,12 @@ struct Tick<'a> {
     all_avoid: bool,
 }
 
-/// Scratch space a chunk of the step reuses from agent to agent.
+/// How many agents the step takes at once: their encounters' half-spaces are computed
+/// together (see [`volume::half_spaces`]), which with ten neighbours each fills five groups of
+/// lanes where one agent at a time filled eight, half of them with two lanes of eight.
+const BATCH: usize = 4;
+
+/// Scratch space a chunk of the step reuses from batch to batch.
 #[derive(Default)]
 struct Scratch {
     /// The cell whose stencil `stencil` holds: agents of a cell sit in consecutive slots.
@@ -190,14 +311,35 @@ struct Scratch {
     stencil: Vec<Range<usize>>,
     seam_stencil: Vec<Range<usize>>,
     near: Vec<Near>,
-    /// The neighbours' encounters, [`as_programmed`] for reciprocal agents.
-    encounters: Vec<Encounter<Vec3>>,
-    /// The bounds `n . v <= bound` never relaxed: contacts, obstacle surfaces and walls.
+    /// The batch's agents that wait for their program.
+    pending: Vec<Pending>,
+    /// The batch's encounters, each agent's in a run; [`as_programmed`] for reciprocal agents.
+    encounters: EncounterColumns,
+    /// The batch's bounds `n . v <= bound` never relaxed (contacts), each agent's in a run.
     bounds: Vec<(Vec3, f32)>,
+    /// By encounter: its half-plane (on the plane) or half-space.
     lines: Vec<planar::HalfPlane>,
-    projected_lines: Vec<planar::HalfPlane>,
     spaces: Vec<volume::HalfSpace>,
+    /// One agent's program where it has bounds: those first, then its encounters'.
+    program_lines: Vec<planar::HalfPlane>,
+    program_spaces: Vec<volume::HalfSpace>,
+    projected_lines: Vec<planar::HalfPlane>,
     projected_spaces: Vec<volume::HalfSpace>,
+}
+
+/// An agent of a batch whose encounters are built, waiting for their half-spaces.
+struct Pending {
+    /// Its place in the batch.
+    at: usize,
+    slot: usize,
+    preferred: Vec3,
+    /// The velocity it aims for (see [`Crowd::goal`]).
+    goal: Vec3,
+    max_speed: f32,
+    solid: bool,
+    /// Its runs of the batch's encounters and bounds.
+    encounters: Range<usize>,
+    bounds: Range<usize>,
 }
 
 impl Crowd {
@@ -289,23 +431,91 @@ impl Crowd {
             may_overlap,
             |first_slot, velocities, may_overlap| {
                 let mut scratch = Scratch::default();
-                let outs = velocities.iter_mut().zip(may_overlap);
-                for (k, (velocity, may_overlap)) in outs.enumerate() {
-                    (*velocity, *may_overlap) =
-                        self.chosen_velocity(first_slot + k, &tick, None, &mut scratch);
-                }
+                let slots = first_slot..first_slot + velocities.len();
+                self.choose_each(slots, &tick, None, &mut scratch, |k, choice| {
+                    (velocities[k], may_overlap[k]) = choice;
+                });
             },
         );
         self.resolve_contacts(&tick, choices);
     }
 
-    /// The velocity of the agent in grid `slot`, and whether it may end the tick overlapping a
-    /// neighbour: a reciprocal agent whose body is within reach of a neighbour's (near enough
-    /// that the two could touch by the tick's end), where its program was relaxed or some
-    /// agents do not avoid back. In a contact `round`, with contact bounds.
-    #[inline(always)]
-    fn chosen_velocity(
+    /// Chooses for the agents in `slots`, [`BATCH`] at a time, and hands `chosen` each one's
+    /// place among them and its choice (see [`prepare`](Self::prepare)). In a contact `round`,
+    /// with contact bounds.
+    fn choose_each(
         &self,
+        slots: impl Iterator<Item = usize>,
+        tick: &Tick,
+        round: Option<&Round>,
+        scratch: &mut Scratch,
+        mut chosen: impl FnMut(usize, (Vec3, bool)),
+    ) {
+        let mut batch = [0; BATCH];
+        let (mut len, mut done) = (0, 0);
+        for slot in slots {
+            batch[len] = slot;
+            len += 1;
+            if len == BATCH {
+                let choices = self.choose_batch(&batch, tick, round, scratch);
+                (0..len).for_each(|k| chosen(done + k, choices[k]));
+                (done, len) = (done + len, 0);
+            }
+        }
+        let choices = self.choose_batch(&batch[..len], tick, round, scratch);
+        (0..len).for_each(|k| chosen(done + k, choices[k]));
+    }
+
+    /// The choices of the agents in `slots` (at most [`BATCH`]): each one's encounters built,
+    /// then the half-spaces of all of them computed together, then each one's program solved.
+    #[inline]
+    fn choose_batch(
+        &self,
+        slots: &[usize],
+        tick: &Tick,
+        round: Option<&Round>,
+        scratch: &mut Scratch,
+    ) -> [(Vec3, bool); BATCH] {
+        let mut choices = [(Vec3::ZERO, false); BATCH];
+        scratch.pending.clear();
+        scratch.encounters.clear();
+        scratch.bounds.clear();
+        for (at, &slot) in slots.iter().enumerate() {
+            choices[at] = self.prepare(at, slot, tick, round, scratch);
+        }
+        if scratch.pending.is_empty() {
+            return choices;
+        }
+        let simd = self.index.lanes.simd();
+        let encounters = &mut scratch.encounters;
+        encounters.pad();
+        match self.space {
+            Space::Planar => {
+                scratch.lines.clear();
+                planar::half_planes(simd, encounters, tick.dt, &mut scratch.lines);
+            }
+            Space::Volume => {
+                scratch.spaces.clear();
+                volume::half_spaces(simd, encounters, tick.dt, &mut scratch.spaces);
+            }
+        }
+        let pending = core::mem::take(&mut scratch.pending);
+        for agent in &pending {
+            choices[agent.at] = self.finish(agent, tick, scratch);
+        }
+        scratch.pending = pending;
+        choices
+    }
+
+    /// The velocity of the agent in grid `slot`, and whether it may end the tick overlapping a
+    /// neighbour (see [`finish`](Self::finish)), where it needs no program: the velocity it
+    /// prefers, where it avoids no neighbour. Else its encounters and bounds are added to the
+    /// batch in `scratch`, and it waits, at place `at`, for their half-spaces. In a contact
+    /// `round`, with contact bounds.
+    #[inline(always)]
+    fn prepare(
+        &self,
+        at: usize,
         slot: usize,
         tick: &Tick,
         round: Option<&Round>,
@@ -333,18 +543,7 @@ impl Crowd {
             bounds,
             ..
         } = scratch;
-        // Reciprocal agents' encounters go to the program as it takes them; those of solid
-        // agents keep the true radii and shares, which their contact bounds need.
-        encounters.clear();
-        encounters.extend(near.iter().map(|near| {
-            let (encounter, _) = self.encounter(agent.index, &own, near);
-            if solid {
-                encounter
-            } else {
-                as_programmed(&encounter)
-            }
-        }));
-        bounds.clear();
+        let first_bound = bounds.len();
         if let Some(round) = round {
             bounds.extend(near.iter().filter_map(|near| {
                 let (encounter, bounded) = self.encounter(agent.index, &own, near);
@@ -354,45 +553,75 @@ impl Crowd {
                 round.contact(&encounter, near.slot, bounded, dt, max_speed)
             }));
         }
-        if solid {
-            // A plain loop: through `extend` and `filter_map`, the bound was computed out of
-            // line, a call per neighbour.
-            for e in encounters.iter() {
-                if let Some(bound) = contact(e, dt, max_speed) {
+        // Reciprocal agents' encounters go to the program as it takes them; those of solid
+        // agents keep the true radii and shares, which their contact bounds need.
+        let first_encounter = encounters.len();
+        for near in near.iter() {
+            let (encounter, _) = self.encounter(agent.index, &own, near);
+            if solid {
+                if let Some(bound) = contact(&encounter, dt, max_speed) {
                     bounds.push(bound);
                 }
+                encounters.push(&encounter, velocity);
+            } else {
+                encounters.push(&as_programmed(&encounter), velocity);
             }
         }
-        let goal = self.goal(agent.index as usize, preferred, velocity, max_speed);
-        let (mut chosen, mut relaxed) = self.solve(velocity, goal, max_speed, dt, scratch);
+        scratch.pending.push(Pending {
+            at,
+            slot,
+            preferred,
+            goal: self.goal(agent.index as usize, preferred, velocity, max_speed),
+            max_speed,
+            solid,
+            encounters: first_encounter..scratch.encounters.len(),
+            bounds: first_bound..scratch.bounds.len(),
+        });
+        (preferred, false)
+    }
+
+    /// The velocity of the `pending` agent, its half-spaces computed, and whether it may end
+    /// the tick overlapping a neighbour: a reciprocal agent whose body is within reach of a
+    /// neighbour's (near enough that the two could touch by the tick's end), where its program
+    /// was relaxed or some agents do not avoid back.
+    #[inline(always)]
+    fn finish(&self, pending: &Pending, tick: &Tick, scratch: &mut Scratch) -> (Vec3, bool) {
+        let agent = &self.index.gathered[pending.slot];
+        let boundary = &self.params[agent.params as usize].params.boundary;
+        let (mut chosen, mut relaxed) = self.solve(pending, &[], scratch);
         // A velocity into an obstacle or a wall would be cut short there and slide along it,
         // off the course the program chose and perhaps into a neighbour: bound it too, and
         // choose again (up to a corner's three surfaces).
-        let boundary = &prepared.params.boundary;
-        for _ in 0..MOST_SURFACES {
-            let Some(bound) =
-                self.surface_bound(agent.body.position, chosen, dt, tick.obstacles, boundary)
-            else {
+        let mut surfaces = [(Vec3::ZERO, 0.0); MOST_SURFACES];
+        for k in 0..MOST_SURFACES {
+            let Some(bound) = self.surface_bound(
+                agent.body.position,
+                chosen,
+                tick.dt,
+                tick.obstacles,
+                boundary,
+            ) else {
                 break;
             };
-            scratch.bounds.push(bound);
-            (chosen, relaxed) = self.solve(velocity, goal, max_speed, dt, scratch);
+            surfaces[k] = bound;
+            (chosen, relaxed) = self.solve(pending, &surfaces[..=k], scratch);
         }
         // Whether the choice might end the tick inside a neighbour: where the program held and
         // every neighbour avoids back, the paper's guarantee holds for the tick. Else, where a
         // neighbour is within reach by the program's radii, which are at least the bodies'.
-        let reach = dt * (max_speed + tick.fastest);
-        let may_overlap = !solid
+        let max_speed = pending.max_speed;
+        let reach = tick.dt * (max_speed + tick.fastest);
+        let may_overlap = !pending.solid
             && (relaxed || !tick.all_avoid)
-            && scratch.encounters.iter().any(|e| {
-                let touching = e.radius + reach;
-                e.offset.length_squared() < touching * touching
+            && pending.encounters.clone().any(|k| {
+                let touching = scratch.encounters.radius(k) + reach;
+                scratch.encounters.offset(k).length_squared() < touching * touching
             });
         // The program keeps within the max speed; rounding at extreme values may not.
         let chosen = if chosen.is_finite() {
             limit_length(chosen, max_speed)
         } else {
-            preferred
+            pending.preferred
         };
         (chosen, may_overlap)
     }
@@ -439,52 +668,50 @@ impl Crowd {
         (encounter, avoided_back)
     }
 
-    /// The velocity nearest `goal`, within `max_speed`, that keeps to `scratch.bounds` and as
-    /// well as it can to the velocity obstacles of `scratch.encounters`, for an agent moving
-    /// at `velocity`; and whether the program relaxed them (not all could be met).
+    /// The velocity nearest the `pending` agent's goal, within its max speed, that keeps to its
+    /// bounds and the `surfaces` bounds and as well as it can to its encounters' half-spaces
+    /// (computed in `scratch`); and whether the program relaxed them (not all could be met).
     #[inline]
     fn solve(
         &self,
-        velocity: Vec3,
-        goal: Vec3,
-        max_speed: f32,
-        dt: f32,
+        pending: &Pending,
+        surfaces: &[(Vec3, f32)],
         scratch: &mut Scratch,
     ) -> (Vec3, bool) {
-        let fixed = scratch.bounds.len();
+        let bounds = scratch.bounds[pending.bounds.clone()]
+            .iter()
+            .chain(surfaces);
+        let fixed = pending.bounds.len() + surfaces.len();
+        let (max_speed, goal) = (pending.max_speed, pending.goal);
         match self.space {
             Space::Planar => {
                 let flat = |v: Vec3| v.truncate();
-                let lines = &mut scratch.lines;
-                lines.clear();
-                lines.extend(
-                    scratch
-                        .bounds
-                        .iter()
-                        .map(|&(n, bound)| planar::HalfPlane::at_most(flat(n), bound)),
-                );
-                let simd = self.index.lanes.simd();
-                planar::half_planes(simd, &scratch.encounters, flat(velocity), dt, lines);
-                let (chosen, relaxed) = planar::solve(
-                    lines,
-                    fixed,
-                    max_speed,
-                    flat(goal),
-                    &mut scratch.projected_lines,
-                );
+                let own = &scratch.lines[pending.encounters.clone()];
+                let lines = if fixed == 0 {
+                    own
+                } else {
+                    let program = &mut scratch.program_lines;
+                    program.clear();
+                    program.extend(bounds.map(|&(n, b)| planar::HalfPlane::at_most(flat(n), b)));
+                    program.extend_from_slice(own);
+                    program
+                };
+                let projected = &mut scratch.projected_lines;
+                let (chosen, relaxed) =
+                    planar::solve(lines, fixed, max_speed, flat(goal), projected);
                 (chosen.extend(0.0), relaxed)
             }
             Space::Volume => {
-                let spaces = &mut scratch.spaces;
-                spaces.clear();
-                spaces.extend(
-                    scratch
-                        .bounds
-                        .iter()
-                        .map(|&(n, bound)| volume::HalfSpace::at_most(n, bound)),
-                );
-                let simd = self.index.lanes.simd();
-                volume::half_spaces(simd, &scratch.encounters, velocity, dt, spaces);
+                let own = &scratch.spaces[pending.encounters.clone()];
+                let spaces = if fixed == 0 {
+                    own
+                } else {
+                    let program = &mut scratch.program_spaces;
+                    program.clear();
+                    program.extend(bounds.map(|&(n, b)| volume::HalfSpace::at_most(n, b)));
+                    program.extend_from_slice(own);
+                    program
+                };
                 volume::solve(
                     spaces,
                     fixed,

@@ -2,9 +2,12 @@
 //! of the velocities that keep clear of it, and a linear program picks the allowed velocity
 //! nearest the preferred one (van den Berg, Guy, Lin and Manocha 2011, sections 5.2 and 5.3).
 
-use glam::{Vec2, Vec3};
+use glam::Vec2;
 
-use super::{Encounter, PARALLEL, recip_length_where_normal};
+#[cfg(test)]
+use super::Encounter;
+use super::Field::*;
+use super::{EncounterColumns, PARALLEL, recip_length_where_normal};
 use crate::SimdPath;
 #[cfg(target_arch = "x86_64")]
 use crate::neighbours::wide::Avx;
@@ -84,9 +87,11 @@ pub(crate) fn half_plane(e: &Encounter<Vec2>, velocity: Vec2, dt: f32) -> HalfPl
     }
 }
 
-/// The half-plane of velocities that keeps an agent moving at `velocity` clear of each
-/// neighbour of `encounters` (whose coordinates on the plane are read) for its horizon,
-/// appended to `out` in turn, with the agent taking `encounter.share` of the manoeuvre (ORCA:
+/// The half-plane of velocities that keeps an agent clear of the neighbour of each of
+/// `encounters` (whose coordinates on the plane are read) for its horizon, the agent moving at
+/// the velocity beside it in `movers` (on the plane; see
+/// [`half_spaces`](super::volume::half_spaces)), appended to
+/// `out` in turn, with the agent taking `encounter.share` of the manoeuvre (ORCA:
 /// the smallest change `u` of the relative velocity that leaves the velocity obstacle, of
 /// which the agent makes `share`).
 ///
@@ -96,17 +101,16 @@ pub(crate) fn half_plane(e: &Encounter<Vec2>, velocity: Vec2, dt: f32) -> HalfPl
 /// `simd`, which give the same bits.
 pub(crate) fn half_planes(
     simd: SimdPath,
-    encounters: &[Encounter<Vec3>],
-    velocity: Vec2,
+    encounters: &EncounterColumns,
     dt: f32,
     out: &mut Vec<HalfPlane>,
 ) {
     match simd {
-        SimdPath::Portable => half_planes_on::<Pair>(encounters, velocity, dt, out),
+        SimdPath::Portable => half_planes_on::<Pair>(encounters, dt, out),
         #[cfg(target_arch = "x86_64")]
         SimdPath::Avx2 => Avx::enter(
             #[inline(always)]
-            || half_planes_on::<Avx>(encounters, velocity, dt, out),
+            || half_planes_on::<Avx>(encounters, dt, out),
         ),
     }
 }
@@ -114,43 +118,19 @@ pub(crate) fn half_planes(
 /// [`half_planes`] on lanes of form `V`, one encounter in each lane. Call it inside
 /// [`Wide::enter`].
 #[inline(always)]
-fn half_planes_on<V: Wide>(
-    encounters: &[Encounter<Vec3>],
-    velocity: Vec2,
-    dt: f32,
-    out: &mut Vec<HalfPlane>,
-) {
-    for group in encounters.chunks(WIDTH) {
-        // The group's fields as columns; lanes past its end hold zeros, whose results
-        // (infinities and NaNs among them) are never read.
-        let mut columns = [[0.0; WIDTH]; 9];
-        for (k, e) in group.iter().enumerate() {
-            let fields = [
-                e.offset.x,
-                e.offset.y,
-                e.velocity.x,
-                e.velocity.y,
-                e.radius,
-                e.horizon,
-                e.share,
-                e.fixed_apart.x,
-                e.fixed_apart.y,
-            ];
-            for (column, field) in columns.iter_mut().zip(fields) {
-                column[k] = field;
-            }
-        }
+fn half_planes_on<V: Wide>(encounters: &EncounterColumns, dt: f32, out: &mut Vec<HalfPlane>) {
+    for at in (0..encounters.len()).step_by(WIDTH) {
+        // Lanes past the end hold zeros, whose results (infinities and NaNs among them) are
+        // never read.
+        let lanes = |field| encounters.lanes::<V>(field, at);
+        let live = (encounters.len() - at).min(WIDTH);
         let lanes = group_half_planes::<V>(
-            [V::load(&columns[0], 0), V::load(&columns[1], 0)],
-            [V::load(&columns[2], 0), V::load(&columns[3], 0)],
-            [
-                V::load(&columns[4], 0),
-                V::load(&columns[5], 0),
-                V::load(&columns[6], 0),
-            ],
-            [V::load(&columns[7], 0), V::load(&columns[8], 0)],
-            (1 << group.len()) - 1,
-            velocity,
+            [lanes(OffsetX), lanes(OffsetY)],
+            [lanes(VelocityX), lanes(VelocityY)],
+            [lanes(Radius), lanes(Horizon), lanes(Share)],
+            [lanes(FixedApartX), lanes(FixedApartY)],
+            (1 << live) - 1,
+            [lanes(MoverX), lanes(MoverY)],
             dt,
         );
         let [px, py, dx, dy] = [
@@ -159,7 +139,7 @@ fn half_planes_on<V: Wide>(
             lanes[2].to_array(),
             lanes[3].to_array(),
         ];
-        out.extend((0..group.len()).map(|k| HalfPlane {
+        out.extend((0..live).map(|k| HalfPlane {
             point: Vec2::new(px[k], py[k]),
             direction: Vec2::new(dx[k], dy[k]),
         }));
@@ -169,8 +149,9 @@ fn half_planes_on<V: Wide>(
 /// The half-planes of one group of encounters, given by coordinates on lanes: each lane's case
 /// (nearest the cut-off disc, nearest a leg, overlapping) decided first, and the inputs of the
 /// divisions and roots picked by case before they run, once rather than once per case (they
-/// are most of the work). `live` has a bit set for each lane that holds an encounter. Returns
-/// the points' and directions' coordinates.
+/// are most of the work). `live` has a bit set for each lane that holds an encounter, `[vx, vy]`
+/// is the velocity of the agent each lane's belongs to. Returns the points' and directions'
+/// coordinates.
 #[inline(always)]
 fn group_half_planes<V: Wide>(
     [ox, oy]: [V; 2],
@@ -178,11 +159,10 @@ fn group_half_planes<V: Wide>(
     [r, horizon, share]: [V; 3],
     [fx, fy]: [V; 2],
     live: u32,
-    velocity: Vec2,
+    [vx, vy]: [V; 2],
     dt: f32,
 ) -> [V; 4] {
     let zero = V::splat(0.0);
-    let (vx, vy) = (V::splat(velocity.x), V::splat(velocity.y));
     let (rx, ry) = (vx - ex, vy - ey);
     let dist_sq = ox * ox + oy * oy;
     let r_sq = r * r;

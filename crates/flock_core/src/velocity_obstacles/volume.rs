@@ -5,7 +5,10 @@
 
 use glam::Vec3;
 
-use super::{Encounter, PARALLEL, recip_length_where_normal};
+#[cfg(test)]
+use super::Encounter;
+use super::Field::*;
+use super::{EncounterColumns, PARALLEL, recip_length_where_normal};
 use crate::SimdPath;
 #[cfg(target_arch = "x86_64")]
 use crate::neighbours::wide::Avx;
@@ -77,25 +80,26 @@ pub(crate) fn half_space(e: &Encounter<Vec3>, velocity: Vec3, dt: f32) -> HalfSp
     }
 }
 
-/// The half-space of velocities that keeps an agent moving at `velocity` clear of each
-/// neighbour of `encounters` for its horizon, appended to `out` in turn: the agent takes
-/// `encounter.share` of the smallest change of relative velocity that leaves the velocity
+/// The half-space of velocities that keeps an agent clear of the neighbour of each of
+/// `encounters` for its horizon, the agent moving at the velocity beside it in `movers` (the
+/// encounters of several agents can be computed together: more lanes then hold one, and the
+/// groups' long chains of divisions and roots overlap), appended to `out` in turn: the agent
+/// takes `encounter.share` of the smallest change of relative velocity that leaves the velocity
 /// obstacle (a sphere of radius `r / horizon` round `offset / horizon`, extended by the cone
 /// from the origin tangent to it), and agents already overlapping aim to part within one tick
 /// of `dt`. Eight encounters at a time on the lanes of `simd`, which give the same bits.
 pub(crate) fn half_spaces(
     simd: SimdPath,
-    encounters: &[Encounter<Vec3>],
-    velocity: Vec3,
+    encounters: &EncounterColumns,
     dt: f32,
     out: &mut Vec<HalfSpace>,
 ) {
     match simd {
-        SimdPath::Portable => half_spaces_on::<Pair>(encounters, velocity, dt, out),
+        SimdPath::Portable => half_spaces_on::<Pair>(encounters, dt, out),
         #[cfg(target_arch = "x86_64")]
         SimdPath::Avx2 => Avx::enter(
             #[inline(always)]
-            || half_spaces_on::<Avx>(encounters, velocity, dt, out),
+            || half_spaces_on::<Avx>(encounters, dt, out),
         ),
     }
 }
@@ -103,57 +107,19 @@ pub(crate) fn half_spaces(
 /// [`half_spaces`] on lanes of form `V`, one encounter in each lane. Call it inside
 /// [`Wide::enter`].
 #[inline(always)]
-fn half_spaces_on<V: Wide>(
-    encounters: &[Encounter<Vec3>],
-    velocity: Vec3,
-    dt: f32,
-    out: &mut Vec<HalfSpace>,
-) {
-    for group in encounters.chunks(WIDTH) {
-        // The group's fields as columns; lanes past its end hold zeros, whose results
-        // (infinities and NaNs among them) are never read.
-        let mut columns = [[0.0; WIDTH]; 12];
-        for (k, e) in group.iter().enumerate() {
-            let fields = [
-                e.offset.x,
-                e.offset.y,
-                e.offset.z,
-                e.velocity.x,
-                e.velocity.y,
-                e.velocity.z,
-                e.radius,
-                e.horizon,
-                e.share,
-                e.fixed_apart.x,
-                e.fixed_apart.y,
-                e.fixed_apart.z,
-            ];
-            for (column, field) in columns.iter_mut().zip(fields) {
-                column[k] = field;
-            }
-        }
-        let [ox, oy, oz, ex, ey, ez, r, horizon, share, fx, fy, fz] = [
-            V::load(&columns[0], 0),
-            V::load(&columns[1], 0),
-            V::load(&columns[2], 0),
-            V::load(&columns[3], 0),
-            V::load(&columns[4], 0),
-            V::load(&columns[5], 0),
-            V::load(&columns[6], 0),
-            V::load(&columns[7], 0),
-            V::load(&columns[8], 0),
-            V::load(&columns[9], 0),
-            V::load(&columns[10], 0),
-            V::load(&columns[11], 0),
-        ];
-        let offset = [ox, oy, oz];
+fn half_spaces_on<V: Wide>(encounters: &EncounterColumns, dt: f32, out: &mut Vec<HalfSpace>) {
+    for at in (0..encounters.len()).step_by(WIDTH) {
+        // Lanes past the end hold zeros, whose results (infinities and NaNs among them) are
+        // never read.
+        let lanes = |field| encounters.lanes::<V>(field, at);
+        let live = (encounters.len() - at).min(WIDTH);
         let lanes = group_half_spaces(
-            offset,
-            [ex, ey, ez],
-            [r, horizon, share],
-            [fx, fy, fz],
-            (1 << group.len()) - 1,
-            velocity,
+            [lanes(OffsetX), lanes(OffsetY), lanes(OffsetZ)],
+            [lanes(VelocityX), lanes(VelocityY), lanes(VelocityZ)],
+            [lanes(Radius), lanes(Horizon), lanes(Share)],
+            [lanes(FixedApartX), lanes(FixedApartY), lanes(FixedApartZ)],
+            (1 << live) - 1,
+            [lanes(MoverX), lanes(MoverY), lanes(MoverZ)],
             dt,
         );
         let [px, py, pz, nx, ny, nz] = [
@@ -164,7 +130,7 @@ fn half_spaces_on<V: Wide>(
             lanes[4].to_array(),
             lanes[5].to_array(),
         ];
-        out.extend((0..group.len()).map(|k| HalfSpace {
+        out.extend((0..live).map(|k| HalfSpace {
             point: Vec3::new(px[k], py[k], pz[k]),
             normal: Vec3::new(nx[k], ny[k], nz[k]),
         }));
@@ -225,8 +191,8 @@ fn unit_or<V: Wide>(
 /// (nearest the cut-off sphere, nearest the cone, overlapping) decided first, then the change
 /// of relative velocity `w` that case leaves it by picked before the divisions and the root
 /// that turn it into a unit normal, which run once rather than once per case (they are most of
-/// the work). `live` has a bit set for each lane that holds an encounter. Returns the points'
-/// and normals' coordinates.
+/// the work). `live` has a bit set for each lane that holds an encounter, `v` is the velocity
+/// of the agent each lane's belongs to. Returns the points' and normals' coordinates.
 #[inline(always)]
 fn group_half_spaces<V: Wide>(
     offset: Lanes3<V>,
@@ -234,15 +200,10 @@ fn group_half_spaces<V: Wide>(
     [r, horizon, share]: [V; 3],
     fixed_apart: Lanes3<V>,
     live: u32,
-    velocity: Vec3,
+    v: Lanes3<V>,
     dt: f32,
 ) -> [V; 6] {
     let zero = V::splat(0.0);
-    let v = [
-        V::splat(velocity.x),
-        V::splat(velocity.y),
-        V::splat(velocity.z),
-    ];
     let relative = [
         v[0] - other_velocity[0],
         v[1] - other_velocity[1],
