@@ -191,6 +191,11 @@ pub(crate) struct Images {
 }
 
 impl Images {
+    /// Whether the only shift is zero: the point is near no wrap seam.
+    pub(crate) fn only_zero(&self) -> bool {
+        self.len == 1
+    }
+
     pub(crate) fn iter(&self) -> impl Iterator<Item = Vec3> + '_ {
         self.shifts[..self.len].iter().copied()
     }

@@ -805,18 +805,24 @@ impl Crowd {
         // that brings the neighbour within the radius (two images of one neighbour are more
         // than two radii apart, so never both within it).
         let (lanes, radius_sq) = (&self.index.lanes, prepared.neighbour_radius_sq);
-        scratch.near.clear();
-        scratch.near.extend(kept.slots().map(|other| {
-            let offset = images
-                .iter()
-                .map(|shift| lanes.position(other) - (position + shift))
-                .find(|offset| offset.length_squared() <= radius_sq)
-                .unwrap_or_default();
-            Near {
+        let near = &mut scratch.near;
+        near.clear();
+        for other in kept.slots() {
+            // Near no seam, the one image is the agent itself, which brings each within it.
+            let offset = if images.only_zero() {
+                lanes.position(other) - position
+            } else {
+                images
+                    .iter()
+                    .map(|shift| lanes.position(other) - (position + shift))
+                    .find(|offset| offset.length_squared() <= radius_sq)
+                    .unwrap_or_default()
+            };
+            near.push(Near {
                 slot: other,
                 offset: self.space.flat(offset),
-            }
-        }));
+            });
+        }
     }
 
     /// The nearest neighbours that [`nearest_neighbours`](Self::nearest_neighbours) takes, by
