@@ -758,6 +758,66 @@ fn the_sphere_swap_passes_without_overlap() {
     assert!(run.ticks_to_arrive.is_some(), "not all arrived");
 }
 
+/// The step takes four agents at a time and computes their half-spaces together, eight lanes
+/// holding the encounters of up to two agents: each agent's choice is bit for bit the one it
+/// gets alone (and in batches of three, which fall differently), in crowds where a batch mixes
+/// agents that avoid with `Reciprocal`, with `Solid` (whose contact bounds come first in their
+/// program), not at all, and with no neighbour near, on the plane and in 3D, on every path.
+#[test]
+fn agents_chosen_together_choose_as_they_would_alone() {
+    let dt = 0.05;
+    for space in [Space::Planar, Space::Volume] {
+        for simd in SimdPath::supported() {
+            let mut crowd = Crowd::new(space);
+            crowd.set_simd_path(simd);
+            let modes = [
+                VelocityObstacles::Reciprocal,
+                VelocityObstacles::Solid,
+                VelocityObstacles::Reciprocal,
+                VelocityObstacles::Off,
+            ];
+            let params = modes.map(|mode| crowd.add_params(swap_tuning(2.0, 0.7, dt, mode)));
+            // A dense blob (up to ten neighbours each), and stragglers far apart.
+            let mut positions = random_positions(300, 6.0, 11);
+            positions.extend((0..20).map(|k| Vec3::new(100.0 + 30.0 * k as f32, 0.0, 0.0)));
+            let velocities = random_positions(positions.len(), 4.0, 12);
+            for (k, &position) in positions.iter().enumerate() {
+                crowd.push(AgentInput {
+                    position: space.flat(position),
+                    velocity: space.flat(velocities[k]),
+                    heading: Vec3::ZERO,
+                    flock: 0,
+                    params: params[k % modes.len()],
+                    target: Some(space.flat(-position)),
+                });
+            }
+            crowd.build_index();
+            crowd.accumulate_forces();
+            crowd.integrate(dt, None);
+            let alone = crowd.choices_in_batches_of(1, dt);
+            let bits = |(v, overlap): (Vec3, bool)| (v.to_array().map(f32::to_bits), overlap);
+            for batch in [3, 4] {
+                let together = crowd.choices_in_batches_of(batch, dt);
+                let differs = (0..alone.len()).find(|&s| bits(together[s]) != bits(alone[s]));
+                assert_eq!(differs, None, "{space:?} {simd:?}, {batch} at a time: slot");
+            }
+            // The crowd had all the kinds of agent a batch can mix.
+            let moved = alone.iter().filter(|(v, _)| v.length() > 0.0).count();
+            let preferred = &crowd.velocity_step.preferred;
+            let changed = (0..crowd.len())
+                .filter(|&slot| {
+                    let index = crowd.index.gathered[slot].index as usize;
+                    alone[slot].0 != preferred[index]
+                })
+                .count();
+            assert!(
+                moved > 300 && changed > 100,
+                "{space:?}: {moved} moved, {changed} avoided"
+            );
+        }
+    }
+}
+
 /// Each agent's choice reads only the tick's start (and each contact round only the last
 /// round's choices), so any thread count gives the same bits.
 #[test]

@@ -880,6 +880,30 @@ impl Crowd {
 
 #[cfg(test)]
 impl Crowd {
+    /// Every agent's first choice (before the contact rounds) by grid slot, the agents taken
+    /// `batch` at a time (at most [`BATCH`]) with one scratch space, as
+    /// [`choose_velocities`](Self::choose_velocities) makes them after an
+    /// [`integrate`](Self::integrate) of `dt` with no colliders: the velocity, and whether the
+    /// agent may end the tick overlapping a neighbour.
+    pub(crate) fn choices_in_batches_of(&self, batch: usize, dt: f32) -> Vec<(Vec3, bool)> {
+        let obstacles = Layered::new(&self.avoidance.obstacles, None);
+        let layered = self.avoids_by_layers();
+        let tick = Tick {
+            dt,
+            layered,
+            all_avoid: !layered
+                && (self.params.iter()).all(|p| p.velocity_obstacles != VelocityObstacles::Off),
+            obstacles: &obstacles,
+            fastest: self.fastest(),
+        };
+        let mut scratch = Scratch::default();
+        let slots: Vec<usize> = (0..self.len()).collect();
+        let batches = slots.chunks(batch).flat_map(|slots| {
+            self.choose_batch(slots, &tick, None, &mut scratch)[..slots.len()].to_vec()
+        });
+        batches.collect()
+    }
+
     /// The neighbours the agent in grid `slot` avoids, as
     /// [`choose_velocities`](Self::choose_velocities) finds them after
     /// [`build_index`](Self::build_index) (and, where it keeps them,
