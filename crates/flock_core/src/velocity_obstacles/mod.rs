@@ -132,7 +132,7 @@ pub(crate) struct EncounterColumns {
 }
 
 /// The most encounters an [`EncounterColumns`] holds: a batch's, in whole groups of lanes.
-pub(crate) const ENCOUNTERS: usize = (BATCH * MOST_AGENTS_AVOIDED).next_multiple_of(WIDTH);
+const ENCOUNTERS: usize = (BATCH * MOST_AGENTS_AVOIDED).next_multiple_of(WIDTH);
 
 impl Default for EncounterColumns {
     fn default() -> Self {
@@ -224,8 +224,12 @@ impl EncounterColumns {
     /// Encounter `k`'s offset.
     #[inline]
     fn offset(&self, k: usize) -> Vec3 {
-        let c = &self.columns;
-        Vec3::new(c[0][k], c[1][k], c[2][k])
+        let column = |field: Field| self.columns[field as usize][k];
+        Vec3::new(
+            column(Field::OffsetX),
+            column(Field::OffsetY),
+            column(Field::OffsetZ),
+        )
     }
 
     /// Encounter `k`'s summed radii.
@@ -510,8 +514,9 @@ impl Crowd {
     /// The velocity of the agent in grid `slot`, and whether it may end the tick overlapping a
     /// neighbour (see [`finish`](Self::finish)), where it needs no program: the velocity it
     /// prefers, where it avoids no neighbour. Else its encounters and bounds are added to the
-    /// batch in `scratch`, and it waits, at place `at`, for their half-spaces. In a contact
-    /// `round`, with contact bounds.
+    /// batch in `scratch`, and it waits, at place `at`, for their half-spaces; what it returns
+    /// then (the velocity it prefers) stands in until [`finish`](Self::finish) replaces it. In
+    /// a contact `round`, with contact bounds.
     #[inline(always)]
     fn prepare(
         &self,
