@@ -691,32 +691,22 @@ impl Crowd {
         match self.space {
             Space::Planar => {
                 let flat = |v: Vec3| v.truncate();
-                let own = &scratch.lines[pending.encounters.clone()];
-                let lines = if fixed == 0 {
-                    own
-                } else {
-                    let program = &mut scratch.program_lines;
-                    program.clear();
-                    program.extend(bounds.map(|&(n, b)| planar::HalfPlane::at_most(flat(n), b)));
-                    program.extend_from_slice(own);
-                    program
-                };
+                let lines = bounds_first(
+                    bounds.map(|&(n, b)| planar::HalfPlane::at_most(flat(n), b)),
+                    &scratch.lines[pending.encounters.clone()],
+                    &mut scratch.program_lines,
+                );
                 let projected = &mut scratch.projected_lines;
                 let (chosen, relaxed) =
                     planar::solve(lines, fixed, max_speed, flat(goal), projected);
                 (chosen.extend(0.0), relaxed)
             }
             Space::Volume => {
-                let own = &scratch.spaces[pending.encounters.clone()];
-                let spaces = if fixed == 0 {
-                    own
-                } else {
-                    let program = &mut scratch.program_spaces;
-                    program.clear();
-                    program.extend(bounds.map(|&(n, b)| volume::HalfSpace::at_most(n, b)));
-                    program.extend_from_slice(own);
-                    program
-                };
+                let spaces = bounds_first(
+                    bounds.map(|&(n, b)| volume::HalfSpace::at_most(n, b)),
+                    &scratch.spaces[pending.encounters.clone()],
+                    &mut scratch.program_spaces,
+                );
                 volume::solve(
                     spaces,
                     fixed,
@@ -919,6 +909,25 @@ impl Crowd {
         self.nearest_neighbours(slot, prepared, true, &mut scratch);
         scratch.near.iter().map(|n| (n.slot, n.offset)).collect()
     }
+}
+
+/// An agent's program: its encounters' constraints `own` as they are where it has no
+/// `bounds`, else the bounds first (which the program never relaxes) and then `own`, in
+/// `program`.
+#[inline]
+fn bounds_first<'a, T: Copy>(
+    mut bounds: impl Iterator<Item = T>,
+    own: &'a [T],
+    program: &'a mut Vec<T>,
+) -> &'a [T] {
+    let Some(first) = bounds.next() else {
+        return own;
+    };
+    program.clear();
+    program.push(first);
+    program.extend(bounds);
+    program.extend_from_slice(own);
+    program
 }
 
 /// The encounter `e` as the linear program takes it: bodies [`MARGIN`] larger, and
