@@ -405,21 +405,26 @@ impl Crowd {
         self.avoids_velocity_obstacles() && !self.avoids_by_layers()
     }
 
-    /// Fills `choices.velocities`, by grid slot, with each agent's velocity: its `preferred`
-    /// one, or for agents that avoid velocity obstacles, the nearest that keeps clear of their
-    /// neighbours and does not cross `obstacles` or walls within `dt`; then runs the contact
-    /// rounds (see [`contacts`]). Reads the positions and velocities of the last
-    /// [`build_index`](Self::build_index), the state at the start of the tick.
-    pub(crate) fn choose_velocities(&self, dt: f32, obstacles: &Layered, choices: &mut Choices) {
+    /// What every agent's choice in a tick of `dt` among `obstacles` shares.
+    fn tick<'a>(&self, dt: f32, obstacles: &'a Layered<'a>) -> Tick<'a> {
         let layered = self.avoids_by_layers();
-        let tick = Tick {
+        Tick {
             dt,
             layered,
             all_avoid: !layered
                 && (self.params.iter()).all(|p| p.velocity_obstacles != VelocityObstacles::Off),
             obstacles,
             fastest: self.fastest(),
-        };
+        }
+    }
+
+    /// Fills `choices.velocities`, by grid slot, with each agent's velocity: its `preferred`
+    /// one, or for agents that avoid velocity obstacles, the nearest that keeps clear of their
+    /// neighbours and does not cross `obstacles` or walls within `dt`; then runs the contact
+    /// rounds (see [`contacts`]). Reads the positions and velocities of the last
+    /// [`build_index`](Self::build_index), the state at the start of the tick.
+    pub(crate) fn choose_velocities(&self, dt: f32, obstacles: &Layered, choices: &mut Choices) {
+        let tick = self.tick(dt, obstacles);
         let Choices {
             velocities,
             may_overlap,
@@ -882,15 +887,7 @@ impl Crowd {
     /// agent may end the tick overlapping a neighbour.
     pub(crate) fn choices_in_batches_of(&self, batch: usize, dt: f32) -> Vec<(Vec3, bool)> {
         let obstacles = Layered::new(&self.avoidance.obstacles, None);
-        let layered = self.avoids_by_layers();
-        let tick = Tick {
-            dt,
-            layered,
-            all_avoid: !layered
-                && (self.params.iter()).all(|p| p.velocity_obstacles != VelocityObstacles::Off),
-            obstacles: &obstacles,
-            fastest: self.fastest(),
-        };
+        let tick = self.tick(dt, &obstacles);
         let mut scratch = Scratch::default();
         let slots: Vec<usize> = (0..self.len()).collect();
         let batches = slots.chunks(batch).flat_map(|slots| {
