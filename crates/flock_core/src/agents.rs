@@ -8,11 +8,11 @@ use crate::rules::{Leader, Standoff};
 use crate::sanitise::{Checker, Correction, Value};
 
 /// Index of a parameter set added with [`Crowd::add_params`](crate::Crowd::add_params).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ParamsId(pub u32);
 
 /// One agent's state as handed to [`Crowd::push`](crate::Crowd::push).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct AgentInput {
     /// Position.
     pub position: Vec3,

@@ -5,14 +5,14 @@ use std::sync::Arc;
 use glam::Vec3;
 
 use crate::Space;
-use crate::agents::{AgentInput, AgentMemory, Body, Extras, ParamsId};
+use crate::agents::{AgentMemory, Body, Extras, ParamsId};
 use crate::avoidance::AvoidancePass;
 use crate::detail::Detail;
 use crate::executor::{ChunkExecutor, Serial};
 use crate::forces::ForcePass;
 use crate::maths::{length, limit_length, unit};
 use crate::neighbours::NeighbourIndex;
-use crate::rules::{Leader, Standoff, Threat, lead_time};
+use crate::rules::{Leader, Standoff, Threat};
 use crate::tuning::{FlockTuning, Prepared};
 use crate::velocity_obstacles::VelocityStep;
 
@@ -148,52 +148,6 @@ impl Crowd {
     /// The sanitised parameter set `id`.
     pub fn params(&self, id: ParamsId) -> Option<&FlockTuning> {
         self.params.get(id.0 as usize).map(|p| &p.params)
-    }
-
-    /// Adds an agent and returns its index. Non-finite values are replaced as in
-    /// [`AgentInput::sanitized`] (position falls back to the origin); an unknown parameter set
-    /// falls back to the defaults. On the plane, z components are dropped.
-    #[inline]
-    pub fn push(&mut self, agent: AgentInput) -> usize {
-        let (mut agent, _) = agent.sanitized(Vec3::ZERO);
-        if agent.params.0 as usize >= self.params.len() {
-            agent.params = self.add_params(FlockTuning::default());
-        }
-        let flat = |v: Vec3| self.space.flat(v);
-        let velocity = flat(agent.velocity);
-        let heading = unit(velocity)
-            .or_else(|| unit(flat(agent.heading)))
-            .unwrap_or(Vec3::ZERO);
-        let agents = &mut self.agents;
-        agents.bodies.push(Body {
-            position: flat(agent.position),
-            velocity,
-            heading,
-        });
-        agents.flocks.push(agent.flock);
-        agents.params.push(agent.params.0);
-        agents.targets.push(agent.target.map(flat));
-        agents.added.push(Vec3::ZERO);
-        agents.bodies.len() - 1
-    }
-
-    /// Makes agent `i` pursue its target as a quarry moving at `velocity` (Reynolds 1999): it
-    /// aims where the quarry will be by the time it could get there at its max speed (see
-    /// [`lead_time`]), at most [`LONGEST_LEAD`](crate::LONGEST_LEAD) seconds ahead. Call
-    /// after [`push`](Self::push) and before [`build_index`](Self::build_index). Returns whether
-    /// the aim moved: nothing happens without a target or with a non-finite velocity.
-    pub fn pursue(&mut self, i: usize, velocity: Vec3) -> bool {
-        let Some(target) = self.agents.targets.get(i).copied().flatten() else {
-            return false;
-        };
-        let distance = length(target - self.agents.bodies[i].position);
-        let lead = lead_time(distance, self.params_of(i).limits.max_speed);
-        let aim = self.space.flat(target + self.space.flat(velocity) * lead);
-        if !aim.is_finite() {
-            return false;
-        }
-        self.agents.targets[i] = Some(aim);
-        true
     }
 
     /// Number of agents.

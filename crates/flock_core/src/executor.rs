@@ -50,6 +50,40 @@ impl ChunkExecutor for ScopedThreads {
     }
 }
 
+/// Calls `work(k, part)` once for each of `parts`, `k` its place in the list, on the executor's
+/// threads. Parts the executor did not run (it should run them all) are run on this thread.
+pub(crate) fn for_each_part<P: Send>(
+    executor: &dyn ChunkExecutor,
+    parts: Vec<P>,
+    work: impl Fn(usize, P) + Sync,
+) {
+    if parts.len() <= 1 {
+        parts
+            .into_iter()
+            .enumerate()
+            .for_each(|(k, part)| work(k, part));
+        return;
+    }
+    // Each task takes its own part; the locks are never contended.
+    let parts: Vec<Mutex<Option<P>>> = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+    let take = |k: usize| {
+        parts[k]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    };
+    executor.run(parts.len(), &|k| {
+        if let Some(part) = take(k) {
+            work(k, part);
+        }
+    });
+    for k in 0..parts.len() {
+        if let Some(part) = take(k) {
+            work(k, part);
+        }
+    }
+}
+
 /// Calls `work(first, chunk)` for consecutive chunks of `items` (of the executor's chunk
 /// length; `first` is the chunk's offset), on the executor's threads.
 pub(crate) fn for_each_chunk_mut<T: Send>(
@@ -57,20 +91,9 @@ pub(crate) fn for_each_chunk_mut<T: Send>(
     items: &mut [T],
     work: impl Fn(usize, &mut [T]) + Sync,
 ) {
-    if items.is_empty() {
-        return;
-    }
     let chunk_len = executor.chunk_len(items.len()).max(1);
-    if chunk_len >= items.len() {
-        work(0, items);
-        return;
-    }
-    // Each task takes its own chunk; the locks are never contended.
-    let chunks: Vec<Mutex<&mut [T]>> = items.chunks_mut(chunk_len).map(Mutex::new).collect();
-    executor.run(chunks.len(), &|k| {
-        let mut chunk = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
-        work(k * chunk_len, &mut chunk);
-    });
+    let chunks: Vec<&mut [T]> = items.chunks_mut(chunk_len).collect();
+    for_each_part(executor, chunks, |k, chunk| work(k * chunk_len, chunk));
 }
 
 /// [`for_each_chunk_mut`] over two slices of the same length, chunked alike.
@@ -81,23 +104,10 @@ pub(crate) fn for_each_chunk_mut2<A: Send, B: Send>(
     work: impl Fn(usize, &mut [A], &mut [B]) + Sync,
 ) {
     debug_assert_eq!(a.len(), b.len());
-    if a.is_empty() {
-        return;
-    }
     let chunk_len = executor.chunk_len(a.len()).max(1);
-    if chunk_len >= a.len() {
-        work(0, a, b);
-        return;
-    }
-    // Each task takes its own pair of chunks; the locks are never contended.
-    let chunks: Vec<Mutex<(&mut [A], &mut [B])>> = a
+    let pairs: Vec<(&mut [A], &mut [B])> = a
         .chunks_mut(chunk_len)
         .zip(b.chunks_mut(chunk_len))
-        .map(Mutex::new)
         .collect();
-    executor.run(chunks.len(), &|k| {
-        let mut pair = chunks[k].lock().unwrap_or_else(PoisonError::into_inner);
-        let (a, b) = &mut *pair;
-        work(k * chunk_len, a, b);
-    });
+    for_each_part(executor, pairs, |k, (a, b)| work(k * chunk_len, a, b));
 }

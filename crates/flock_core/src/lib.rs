@@ -35,6 +35,7 @@
 //! assert!(crowd.metrics().polarisation > 0.99);
 //! ```
 
+mod admission;
 mod agents;
 mod avoidance;
 mod crowd;
@@ -53,6 +54,7 @@ mod sanitise;
 mod tuning;
 mod velocity_obstacles;
 
+pub use admission::NewAgent;
 pub use agents::{AgentInput, AgentMemory, ParamsId};
 pub use crowd::Crowd;
 pub use detail::LevelOfDetail;

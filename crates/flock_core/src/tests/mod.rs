@@ -4,6 +4,7 @@ use glam::Vec3;
 
 use crate::*;
 
+mod admission;
 mod determinism;
 mod hostile;
 mod obstacles;
