@@ -1,9 +1,14 @@
 //! The copy into the kernel, one step per system: flocks, agents, leaders, predators.
 
+use std::sync::{Mutex, PoisonError};
+
+use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::{QueryData, QueryEntityError};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use flock_core::{AgentInput, Correction, Leader, ParamsId, Space, Threat, Value};
+use flock_core::{
+    AgentInput, AgentMemory, Correction, Leader, NewAgent, ParamsId, Space, Threat, Value,
+};
 
 use crate::diagnostics::Reporter;
 use crate::simulation::{FlockEntry, FlockSimulation};
@@ -67,6 +72,7 @@ pub(crate) fn extract_flocks(
 
 /// What the plugin reads of each agent.
 #[derive(QueryData)]
+#[query_data(contiguous(all))]
 pub(crate) struct AgentData {
     entity: Entity,
     transform: &'static Transform,
@@ -91,6 +97,21 @@ impl AgentDataItem<'_, '_> {
     }
 }
 
+impl AgentDataContiguousItem<'_, '_> {
+    /// How many agents the table holds.
+    fn len(&self) -> usize {
+        self.entity.len()
+    }
+
+    /// Whether its agents override part of their flock's tuning.
+    fn overrides(&self) -> bool {
+        self.weights.is_some()
+            || self.limits.is_some()
+            || self.perception.is_some()
+            || self.boundary.is_some()
+    }
+}
+
 /// Where targets are: any entity with a transform, moving if it has a velocity.
 type Whereabouts = (&'static GlobalTransform, Option<&'static Velocity>);
 
@@ -98,6 +119,10 @@ type Whereabouts = (&'static GlobalTransform, Option<&'static Velocity>);
 /// its target (the quarry's velocity given for a pursuit), its state (values that are not
 /// finite replaced, and reported once), and the memory it carries from the last tick; then
 /// builds the neighbour grid.
+///
+/// The agents are read table by table, in parallel, in the order a query visits them (see
+/// [`TableCopy`]); the few that need more than a read (their own tuning, something to report)
+/// are settled after, one at a time, in that order.
 pub(crate) fn extract_agents(
     mut sim: ResMut<FlockSimulation>,
     config: Res<FlockingConfig>,
@@ -108,60 +133,213 @@ pub(crate) fn extract_agents(
 ) {
     let started = Instant::now();
     let sim = &mut *sim;
+    let tables: Vec<_> = agents
+        .contiguous_iter()
+        .expect("the agents' components are all stored in tables, so their query is dense")
+        .collect();
+    for table in &tables {
+        sim.add_entities(table.entity);
+    }
+    let (crowd, flocks) = sim.crowd_and_flocks();
+    let copy = TableCopy::new(&tables, flocks, default_flock.0, &targets, config.space);
+    let unsettled = Mutex::new(Vec::new());
+    crowd.push_all(copy.len(), |first, batch| {
+        let left = copy.fill(first, batch);
+        if !left.is_empty() {
+            let mut unsettled = unsettled.lock().unwrap_or_else(PoisonError::into_inner);
+            unsettled.extend(left);
+        }
+    });
+    let mut unsettled = unsettled
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    unsettled.sort_unstable();
     let mut fallback: Option<ParamsId> = None;
-    // Agents of one flock usually come in a row: look their flock up once per run (its number
-    // and parameter set only: its tuning is large, and read only for agents that override it).
-    let mut last_flock: Option<(Entity, Option<(u32, ParamsId)>)> = None;
-    for agent in &agents {
-        let flock_entity = agent.flock.map_or(default_flock.0, |f| f.0);
-        let entry = match last_flock {
-            Some((entity, entry)) if entity == flock_entity => entry,
-            _ => {
-                let entry = sim.flocks.get(&flock_entity).map(|e| (e.number, e.params));
-                last_flock = Some((flock_entity, entry));
-                entry
-            }
+    for i in unsettled {
+        let Ok(agent) = agents.get(sim.entities()[i]) else {
+            continue;
         };
-        let (flock, params) = agent_params(
+        let settled = settle(
             sim,
             &agent,
-            flock_entity,
-            entry,
+            &default_flock,
+            &config,
+            &targets,
             &mut fallback,
             &mut reporter,
         );
-        let (target, quarry_velocity) = resolve_target(&agent, &targets, &mut reporter);
-        let heading = if agent.state.heading != Vec3::ZERO {
-            agent.state.heading
+        sim.crowd_mut().set_agent(i, settled);
+    }
+    // The grid at once, while the agents just copied are in this thread's cache.
+    sim.crowd_mut().build_index();
+    sim.step_time += started.elapsed();
+}
+
+/// The agents' tables, laid end to end in the order a query visits them, read into the kernel's
+/// [`NewAgent`]s by any thread.
+struct TableCopy<'a, 'w, 's> {
+    tables: &'a [AgentDataContiguousItem<'w, 's>],
+    /// The first agent of each table, and past the end, the number of agents.
+    starts: Vec<usize>,
+    flocks: &'a EntityHashMap<FlockEntry>,
+    default_flock: Entity,
+    targets: &'a Query<'w, 's, Whereabouts>,
+    space: Space,
+}
+
+impl<'a, 'w, 's> TableCopy<'a, 'w, 's> {
+    fn new(
+        tables: &'a [AgentDataContiguousItem<'w, 's>],
+        flocks: &'a EntityHashMap<FlockEntry>,
+        default_flock: Entity,
+        targets: &'a Query<'w, 's, Whereabouts>,
+        space: Space,
+    ) -> Self {
+        let mut starts = Vec::with_capacity(tables.len() + 1);
+        starts.push(0);
+        for table in tables {
+            starts.push(starts[starts.len() - 1] + table.len());
+        }
+        Self {
+            tables,
+            starts,
+            flocks,
+            default_flock,
+            targets,
+            space,
+        }
+    }
+
+    /// How many agents the tables hold.
+    fn len(&self) -> usize {
+        self.starts[self.tables.len()]
+    }
+
+    /// Writes agents `first..first + batch.len()` into `batch`; returns those that need settling
+    /// one at a time (see [`settle`]), whose entries are left as they were.
+    fn fill(&self, first: usize, batch: &mut [NewAgent]) -> Vec<usize> {
+        let mut unsettled = Vec::new();
+        // The last table holding `first`: empty tables are skipped.
+        let mut t = self.starts.partition_point(|&start| start <= first) - 1;
+        // Agents of one flock usually come in a row: look their flock up once per run.
+        let mut last_flock: Option<(Entity, Option<(u32, ParamsId)>)> = None;
+        for (i, out) in (first..).zip(batch.iter_mut()) {
+            while i >= self.starts[t + 1] {
+                t += 1;
+            }
+            let table = &self.tables[t];
+            match self.read(table, i - self.starts[t], &mut last_flock) {
+                Some(agent) => *out = agent,
+                None => unsettled.push(i),
+            }
+        }
+        unsettled
+    }
+
+    /// Row `row` of `table` as the kernel takes it, or `None` if it needs settling one at a time:
+    /// it overrides its flock's tuning, or has something to report (a missing flock or target,
+    /// itself as target, values that are not finite, a broken rotation).
+    #[inline]
+    fn read(
+        &self,
+        table: &AgentDataContiguousItem,
+        row: usize,
+        last_flock: &mut Option<(Entity, Option<(u32, ParamsId)>)>,
+    ) -> Option<NewAgent> {
+        if table.overrides() {
+            return None;
+        }
+        let entity = table.entity[row];
+        let flock_entity = table.flock.map_or(self.default_flock, |f| f[row].0);
+        let (flock, params) = match *last_flock {
+            Some((entity, entry)) if entity == flock_entity => entry,
+            _ => {
+                let entry = self.flocks.get(&flock_entity).map(|e| (e.number, e.params));
+                *last_flock = Some((flock_entity, entry));
+                entry
+            }
+        }?;
+        let (target, quarry_velocity) = match table.target[row] {
+            Target::None => (None, None),
+            Target::Point(point) => (Some(point), None),
+            Target::Entity(quarry) | Target::Pursue(quarry) if quarry != entity => {
+                let (transform, velocity) = self.targets.get(quarry).ok()?;
+                let pursued = matches!(table.target[row], Target::Pursue(_));
+                let quarry_velocity = velocity.filter(|_| pursued).map(|v| v.0);
+                (Some(transform.translation()), quarry_velocity)
+            }
+            Target::Entity(_) | Target::Pursue(_) => return None,
+        };
+        let state = &table.state[row];
+        let transform = &table.transform[row];
+        let heading = if state.heading != Vec3::ZERO {
+            state.heading
         } else {
-            heading_of(agent.transform.rotation, config.space).unwrap_or_else(|correction| {
-                reporter.report(agent.entity, &[correction]);
-                Vec3::ZERO
-            })
+            heading_of(transform.rotation, self.space).ok()?
         };
         let input = AgentInput {
-            position: agent.transform.translation,
-            velocity: agent.velocity.0,
+            position: transform.translation,
+            velocity: table.velocity[row].0,
             heading,
             flock,
             params,
             target,
         };
-        let (input, corrections) = input.sanitized(agent.state.last_valid_position);
-        reporter.report(agent.entity, &corrections);
-        let crowd = sim.crowd_mut();
-        let i = crowd.push(input);
-        if let Some(velocity) = quarry_velocity {
-            crowd.pursue(i, velocity);
-        }
-        if agent.state.has_memory() {
-            crowd.set_memory(i, agent.state.memory());
-        }
-        sim.add_entity(agent.entity, i);
+        input.is_finite().then(|| NewAgent {
+            input,
+            quarry_velocity,
+            memory: if state.has_memory() {
+                state.memory()
+            } else {
+                AgentMemory::default()
+            },
+        })
     }
-    // The grid at once, while the agents just copied are in this thread's cache.
-    sim.crowd_mut().build_index();
-    sim.step_time += started.elapsed();
+}
+
+/// `agent` as the kernel takes it, everything about it reported (once): its flock (or the
+/// defaults, created once in `fallback`, if that is not a [`Flock`]), its own tuning if it
+/// overrides part of its flock's, its target, its heading, and its values made finite.
+fn settle(
+    sim: &mut FlockSimulation,
+    agent: &AgentDataItem,
+    default_flock: &DefaultFlock,
+    config: &FlockingConfig,
+    targets: &Query<Whereabouts>,
+    fallback: &mut Option<ParamsId>,
+    reporter: &mut Reporter,
+) -> NewAgent {
+    let flock_entity = agent.flock.map_or(default_flock.0, |f| f.0);
+    let entry = sim.flocks.get(&flock_entity).map(|e| (e.number, e.params));
+    let (flock, params) = agent_params(sim, agent, flock_entity, entry, fallback, reporter);
+    let (target, quarry_velocity) = resolve_target(agent, targets, reporter);
+    let heading = if agent.state.heading != Vec3::ZERO {
+        agent.state.heading
+    } else {
+        heading_of(agent.transform.rotation, config.space).unwrap_or_else(|correction| {
+            reporter.report(agent.entity, &[correction]);
+            Vec3::ZERO
+        })
+    };
+    let input = AgentInput {
+        position: agent.transform.translation,
+        velocity: agent.velocity.0,
+        heading,
+        flock,
+        params,
+        target,
+    };
+    let (input, corrections) = input.sanitized(agent.state.last_valid_position);
+    reporter.report(agent.entity, &corrections);
+    NewAgent {
+        input,
+        quarry_velocity,
+        memory: if agent.state.has_memory() {
+            agent.state.memory()
+        } else {
+            AgentMemory::default()
+        },
+    }
 }
 
 /// `agent`'s flock number and parameter set: its flock's (`flock`, the number and set of

@@ -78,16 +78,22 @@ impl FlockSimulation {
         self.shapes.clear();
     }
 
-    /// Adds agent `entity`, kernel index `i`, to the entity map.
-    #[inline]
-    pub(crate) fn add_entity(&mut self, entity: Entity, i: usize) {
-        debug_assert_eq!(self.entities.len(), i);
-        self.entities.push(entity);
-        let slot = entity.index_u32() as usize;
-        if self.index.len() <= slot {
-            self.index.resize(slot + 1, u32::MAX);
+    /// Adds `entities`, in order, to the entity map, as the next agents of the crowd.
+    pub(crate) fn add_entities(&mut self, entities: &[Entity]) {
+        if let Some(last) = entities.iter().map(|e| e.index_u32() as usize).max()
+            && self.index.len() <= last
+        {
+            self.index.resize(last + 1, u32::MAX);
         }
-        self.index[slot] = i as u32;
+        for &entity in entities {
+            self.index[entity.index_u32() as usize] = self.entities.len() as u32;
+            self.entities.push(entity);
+        }
+    }
+
+    /// The kernel, with this tick's flocks beside it to read.
+    pub(crate) fn crowd_and_flocks(&mut self) -> (&mut Crowd, &EntityHashMap<FlockEntry>) {
+        (&mut self.crowd, &self.flocks)
     }
 
     /// This tick's agents; agent `i` of the [`crowd`](Self::crowd) is `entities()[i]`.
