@@ -12,6 +12,7 @@
 //! same bits.
 
 use core::ops::Range;
+use core::sync::atomic::{AtomicBool, Ordering};
 use std::collections::HashMap;
 
 use glam::Vec3;
@@ -21,6 +22,7 @@ use super::Scan;
 use super::nearest::{KeepNearest, NearestKeys};
 use super::wide::{Pair, SimdPath, WIDTH, Wide, any, count, lane_sum};
 use crate::agents::Gathered;
+use crate::executor::{ChunkExecutor, for_each_part};
 use crate::rules::{COINCIDENT_SQ, Collision, Prediction, separation_divisor};
 
 /// Candidates tested at once.
@@ -39,54 +41,81 @@ pub(crate) struct SlotLanes {
     vx: Vec<f32>,
     vy: Vec<f32>,
     vz: Vec<f32>,
-    /// Dense number of the agent's flock, in order of first appearance.
+    /// The agent's flock as an `f32` (see [`SlotLanes::fill`]).
     flock_key: Vec<f32>,
     /// Whether every flock got a distinct key (fewer than [`EXACT_KEYS`] flocks).
     keys_exact: bool,
     /// The agent's parameter set: read for neighbours, a few slots from the agent's own, where
     /// the agents' column by index would miss the cache.
     params: Vec<u32>,
-    flock_keys: HashMap<u32, f32>,
     /// The form of the lanes scans run.
     simd: SimdPath,
 }
 
 impl SlotLanes {
-    /// Copies the `gathered` agents (in slot order) into columns.
-    pub(crate) fn fill(&mut self, gathered: &[Gathered]) {
-        self.flock_keys.clear();
-        let mut last: Option<(u32, f32)> = None;
-        let padded = gathered.len() + LANES - 1;
-        for column in self.columns_mut() {
-            column.clear();
-            column.reserve(padded);
-        }
-        self.params.clear();
-        self.params
-            .extend(gathered.iter().map(|agent| agent.params));
-        for agent in gathered {
-            let (p, v, flock) = (agent.body.position, agent.body.velocity, agent.flock);
-            let key = match last {
-                Some((f, key)) if f == flock => key,
-                _ => {
-                    let next = self.flock_keys.len() as f32;
-                    let key = *self.flock_keys.entry(flock).or_insert(next);
-                    last = Some((flock, key));
-                    key
-                }
-            };
-            self.x.push(p.x);
-            self.y.push(p.y);
-            self.z.push(p.z);
-            self.vx.push(v.x);
-            self.vy.push(v.y);
-            self.vz.push(v.z);
-            self.flock_key.push(key);
-        }
+    /// Copies the `gathered` agents (in slot order) into columns, the work split on
+    /// `executor`.
+    ///
+    /// A flock's key is its number, exact as an `f32` below 2^24 (and for `u32::MAX`, the
+    /// number of agents whose flock is missing), so that every part can write its own; with
+    /// larger numbers, flocks are numbered afresh in order of first appearance.
+    pub(crate) fn fill(&mut self, gathered: &[Gathered], executor: &dyn ChunkExecutor) {
+        let len = gathered.len();
+        let padded = len + LANES - 1;
+        // Every entry below `len` is written below: only the padding needs zeros.
         for column in self.columns_mut() {
             column.resize(padded, 0.0);
+            column[len..].fill(0.0);
         }
-        self.keys_exact = self.flock_keys.len() < EXACT_KEYS;
+        self.params.resize(len, 0);
+        let chunk_len = executor.chunk_len(len).max(1);
+        fn chunks(
+            column: &mut [f32],
+            len: usize,
+            chunk_len: usize,
+        ) -> core::slice::ChunksMut<'_, f32> {
+            column[..len].chunks_mut(chunk_len)
+        }
+        let parts: Vec<_> = gathered
+            .chunks(chunk_len)
+            .zip(self.params.chunks_mut(chunk_len))
+            .zip(chunks(&mut self.x, len, chunk_len))
+            .zip(chunks(&mut self.y, len, chunk_len))
+            .zip(chunks(&mut self.z, len, chunk_len))
+            .zip(chunks(&mut self.vx, len, chunk_len))
+            .zip(chunks(&mut self.vy, len, chunk_len))
+            .zip(chunks(&mut self.vz, len, chunk_len))
+            .zip(chunks(&mut self.flock_key, len, chunk_len))
+            .collect();
+        let numbered_keys = AtomicBool::new(true);
+        for_each_part(executor, parts, |_, part| {
+            let ((((((((agents, params), x), y), z), vx), vy), vz), keys) = part;
+            let mut numbered = true;
+            for (k, agent) in agents.iter().enumerate() {
+                let (p, v, flock) = (agent.body.position, agent.body.velocity, agent.flock);
+                params[k] = agent.params;
+                (x[k], y[k], z[k]) = (p.x, p.y, p.z);
+                (vx[k], vy[k], vz[k]) = (v.x, v.y, v.z);
+                keys[k] = flock as f32;
+                numbered &= (flock as usize) < EXACT_KEYS || flock == u32::MAX;
+            }
+            if !numbered {
+                numbered_keys.store(false, Ordering::Relaxed);
+            }
+        });
+        self.keys_exact = numbered_keys.into_inner() || self.renumber_flocks(gathered);
+    }
+
+    /// Keys each flock by its order of first appearance in `gathered`; returns whether the keys
+    /// tell every flock apart (fewer than [`EXACT_KEYS`] flocks).
+    #[cold]
+    fn renumber_flocks(&mut self, gathered: &[Gathered]) -> bool {
+        let mut keys: HashMap<u32, f32> = HashMap::new();
+        for (key, agent) in self.flock_key.iter_mut().zip(gathered) {
+            let next = keys.len() as f32;
+            *key = *keys.entry(agent.flock).or_insert(next);
+        }
+        keys.len() < EXACT_KEYS
     }
 
     fn columns_mut(&mut self) -> [&mut Vec<f32>; 7] {

@@ -104,7 +104,7 @@ impl Crowd {
             .rebuild(self.agents.bodies.iter().map(|b| b.position), radius);
         self.forces.pending = false;
         let mut gathered = core::mem::take(&mut self.index.gathered);
-        gathered.clear();
+        // Every entry is written below: a steady crowd's buffer is not cleared first.
         gathered.resize(self.len(), Gathered::default());
         // Read by agent index, these loads miss the cache: in parallel, and in a loop of
         // independent loads whose misses overlap.
@@ -122,7 +122,7 @@ impl Crowd {
                 };
             }
         });
-        self.index.lanes.fill(&gathered);
+        self.index.lanes.fill(&gathered, &*self.executor);
         self.index.gathered = gathered;
     }
 

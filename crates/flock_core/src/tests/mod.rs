@@ -408,6 +408,51 @@ fn nearest_queries_match_brute_force() {
     assert!(crowd.k_nearest(Vec3::NAN, 3, |_| true).is_empty());
 }
 
+/// Flocks are told apart by number alone, whatever the numbers: a crowd whose flocks are
+/// numbered 0 to 4 moves bit for bit as the same crowd numbered with values an `f32` cannot all
+/// hold apart (2^24 and 2^24 + 1 round to the same one), `u32::MAX` among them.
+#[test]
+fn flock_numbers_of_any_size_keep_flocks_apart() {
+    let wide = [0, 1 << 24, (1 << 24) + 1, u32::MAX - 1, u32::MAX];
+    let positions = random_positions(1_200, 9.0, 81);
+    let velocities = random_positions(1_200, 3.0, 82);
+    let crowd = |numbers: [u32; 5]| {
+        let mut crowd = Crowd::new(Space::Volume);
+        let params = crowd.add_params(FlockTuning::default());
+        crowd.set_executor(ScopedThreads(3));
+        for (i, (&position, &velocity)) in positions.iter().zip(&velocities).enumerate() {
+            crowd.push(AgentInput {
+                position,
+                velocity,
+                flock: numbers[i % 5],
+                params,
+                ..Default::default()
+            });
+        }
+        crowd
+    };
+    let (mut small, mut large) = (crowd([0, 1, 2, 3, 4]), crowd(wide));
+    let mut merged = crowd([0, 1, 1, 3, 4]);
+    for _ in 0..20 {
+        for crowd in [&mut small, &mut large, &mut merged] {
+            crowd.step(1.0 / 30.0);
+        }
+    }
+    let state = |crowd: &Crowd| -> Vec<[u32; 3]> {
+        (0..crowd.len())
+            .map(|i| crowd.position(i).to_array().map(f32::to_bits))
+            .collect()
+    };
+    assert!(
+        state(&small) == state(&large),
+        "the flocks' numbers changed how they move"
+    );
+    assert!(
+        state(&small) != state(&merged),
+        "merging two flocks changes nothing: no test"
+    );
+}
+
 #[test]
 fn lane_scan_agrees_with_the_exact_scan() {
     let (lo, hi) = (Vec3::splat(-10.0), Vec3::splat(10.0));
