@@ -172,9 +172,12 @@ impl Crowd {
                         target =
                             lead_aim(space, body.position, aim, velocity, max_speed).or(target);
                     }
-                    let memory = agent.memory.usable(|v| space.flat(v));
-                    if memory != AgentMemory::default() {
-                        part.found.memories.push((start + first + slot, memory));
+                    // Most agents carry nothing: making nothing usable would cost two roots.
+                    if agent.memory != AgentMemory::default() {
+                        let memory = agent.memory.usable(|v| space.flat(v));
+                        if memory != AgentMemory::default() {
+                            part.found.memories.push((start + first + slot, memory));
+                        }
                     }
                     part.bodies[slot].write(body);
                     part.flocks[slot].write(agent.input.flock);
