@@ -5,7 +5,14 @@ use core::ops::{ControlFlow, Range};
 use glam::{IVec3, Vec3};
 
 use crate::Space;
+use crate::executor::{ChunkExecutor, for_each_chunk_mut, for_each_part};
 use crate::maths::floor_cell;
+
+/// The box `(lo, hi)` widened to take in `p`.
+#[inline]
+fn widen((lo, hi): (Vec3, Vec3), p: Vec3) -> (Vec3, Vec3) {
+    (lo.min(p), hi.max(p))
+}
 
 /// Uniform grid of box-shaped cells, rebuilt by counting sort, with agents stored cell by cell
 /// so that each cell's agents are a contiguous range of slots.
@@ -68,29 +75,71 @@ impl UniformGrid {
     /// Rebuilds the grid over `positions` (agent `i` at the `i`-th) for neighbour scans of up
     /// to `radius` (the largest query radius). Non-positive or non-finite radii fall back to 1.
     pub fn rebuild(&mut self, positions: impl ExactSizeIterator<Item = Vec3> + Clone, radius: f32) {
+        let bounds = positions
+            .clone()
+            .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), widen);
+        let buckets = self.lay_out(positions.len(), bounds, radius);
+        let mut agent_bucket = core::mem::take(&mut self.agent_bucket);
+        agent_bucket.clear();
+        agent_bucket.extend(positions.map(|p| self.bucket(self.cell_of(p))));
+        self.agent_bucket = agent_bucket;
+        self.sort_into_buckets(buckets);
+    }
+
+    /// [`rebuild`](Self::rebuild) over `len` agents, agent `i` at `position(i)`, with the
+    /// bounds and each agent's bucket found in parallel on `executor`: the same grid.
+    pub(crate) fn rebuild_on(
+        &mut self,
+        executor: &dyn ChunkExecutor,
+        len: usize,
+        position: impl Fn(usize) -> Vec3 + Sync,
+        radius: f32,
+    ) {
+        let chunk_len = executor.chunk_len(len).max(1);
+        let mut part_bounds = vec![(Vec3::INFINITY, Vec3::NEG_INFINITY); len.div_ceil(chunk_len)];
+        let parts: Vec<&mut (Vec3, Vec3)> = part_bounds.iter_mut().collect();
+        for_each_part(executor, parts, |k, bounds| {
+            let agents = k * chunk_len..((k + 1) * chunk_len).min(len);
+            *bounds = agents.map(&position).fold(*bounds, widen);
+        });
+        let bounds = part_bounds
+            .into_iter()
+            .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |a, b| {
+                (a.0.min(b.0), a.1.max(b.1))
+            });
+        let buckets = self.lay_out(len, bounds, radius);
+        let mut agent_bucket = core::mem::take(&mut self.agent_bucket);
+        agent_bucket.resize(len, 0);
+        let grid = &*self;
+        for_each_chunk_mut(executor, &mut agent_bucket, |first, chunk| {
+            for (i, bucket) in (first..).zip(chunk.iter_mut()) {
+                *bucket = grid.bucket(grid.cell_of(position(i)));
+            }
+        });
+        self.agent_bucket = agent_bucket;
+        self.sort_into_buckets(buckets);
+    }
+
+    /// Sets the radius (non-positive or non-finite ones fall back to 1), the bounds and the
+    /// layout for `agents` agents within `bounds`; returns the number of buckets.
+    fn lay_out(&mut self, agents: usize, bounds: (Vec3, Vec3), radius: f32) -> usize {
         let radius = if radius.is_finite() && radius > 0.0 {
             radius
         } else {
             1.0
         };
         self.radius = radius;
-        let agents = positions.len();
-        self.bounds = positions
-            .clone()
-            .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| {
-                (lo.min(p), hi.max(p))
-            });
+        self.bounds = bounds;
         self.layout = self.choose_layout(agents, radius);
-        let buckets = match self.layout {
+        match self.layout {
             Layout::Dense { empty, .. } => empty as usize + 1,
             Layout::Hashed { shift } => 1 << (64 - shift),
-        };
+        }
+    }
 
-        let mut agent_bucket = core::mem::take(&mut self.agent_bucket);
-        agent_bucket.clear();
-        agent_bucket.extend(positions.map(|p| self.bucket(self.cell_of(p))));
-        self.agent_bucket = agent_bucket;
-
+    /// Sorts the agents by their bucket (counting sort, stable), from `agent_bucket`.
+    fn sort_into_buckets(&mut self, buckets: usize) {
+        let agents = self.agent_bucket.len();
         self.bucket_start.clear();
         self.bucket_start.resize(buckets + 1, 0);
         for &b in &self.agent_bucket {
@@ -362,6 +411,28 @@ mod tests {
                 .filter(|&j| positions[j].distance(p) <= radius)
                 .collect();
             assert_eq!(found, brute, "agent {i}");
+        }
+    }
+
+    /// Bounds and buckets found in parallel give the very grid `rebuild` gives: dense and
+    /// hashed, with extreme positions, with none.
+    #[test]
+    fn rebuilt_in_parallel_is_the_same_grid() {
+        let mut far = random_positions(3_000, 20.0, 5);
+        far.extend([Vec3::splat(1e6), Vec3::new(-1e30, 2.0, 1e30)]);
+        for positions in [random_positions(3_000, 20.0, 4), far, Vec::new()] {
+            let mut one = UniformGrid::default();
+            one.rebuild(positions.iter().copied(), 3.0);
+            for threads in [1, 3, 8] {
+                let mut split = UniformGrid::default();
+                let executor = crate::ScopedThreads(threads);
+                split.rebuild_on(&executor, positions.len(), |i| positions[i], 3.0);
+                let why = format!("{} agents on {threads} threads", positions.len());
+                assert_eq!(split.bounds, one.bounds, "{why}");
+                assert_eq!(split.bucket_start, one.bucket_start, "{why}");
+                assert_eq!(split.order, one.order, "{why}");
+                assert_eq!(split.slots, one.slots, "{why}");
+            }
         }
     }
 

@@ -99,9 +99,13 @@ impl Crowd {
             .iter()
             .map(|p| p.params.perception.neighbour_radius)
             .fold(0.0_f32, f32::max);
-        self.index
-            .grid
-            .rebuild(self.agents.bodies.iter().map(|b| b.position), radius);
+        let bodies = &self.agents.bodies;
+        self.index.grid.rebuild_on(
+            &*self.executor,
+            bodies.len(),
+            |i| bodies[i].position,
+            radius,
+        );
         self.forces.pending = false;
         let mut gathered = core::mem::take(&mut self.index.gathered);
         // Every entry is written below: a steady crowd's buffer is not cleared first.
