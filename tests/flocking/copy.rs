@@ -236,3 +236,78 @@ fn the_copy_reads_every_agent_as_it_is_however_it_is_split() {
         );
     }
 }
+
+/// Tags agents, which moves them to another table, and spawns one.
+#[derive(Component)]
+struct Tagged;
+
+/// Where the agent spawned mid-tick starts.
+const SPAWNED_AT: Vec3 = Vec3::new(50.0, 0.0, 0.0);
+
+fn reshuffle(
+    untagged: Query<Entity, (With<Agent>, Without<Tagged>)>,
+    mut commands: Commands,
+    mut done: Local<bool>,
+) {
+    if std::mem::replace(&mut *done, true) {
+        return;
+    }
+    for (k, entity) in untagged.iter().enumerate() {
+        if k % 3 == 0 {
+            commands.entity(entity).insert(Tagged);
+        }
+    }
+    commands.spawn((Agent, Transform::from_translation(SPAWNED_AT)));
+}
+
+/// Agents that change table between the copy and integration (a game's system tags some, and
+/// spawns one), are still written back, each from its own state in the kernel; the agent the
+/// kernel never saw is left as it was.
+#[test]
+fn agents_that_change_table_mid_tick_are_written_back() {
+    let mut app = create_test_app(FlockingPlugins::default());
+    app.add_systems(
+        FixedUpdate,
+        reshuffle.in_set(FlockingSystems::ForceAccumulation),
+    );
+    let mut rng = Rng::new(23);
+    for _ in 0..90 {
+        app.world_mut().spawn((
+            Agent,
+            Transform::from_translation(rng.in_cube(10.0)),
+            Velocity(rng.direction() * 2.0),
+        ));
+    }
+    run_ticks(&mut app, 1);
+    let world = app.world_mut();
+    let sim = world.resource::<FlockSimulation>();
+    let crowd = sim.crowd();
+    let kernel: Vec<(Entity, Vec3, Vec3)> = sim
+        .entities()
+        .iter()
+        .enumerate()
+        .map(|(i, &e)| (e, crowd.position(i), crowd.velocity(i)))
+        .collect();
+    assert_eq!(kernel.len(), 90);
+    let mut tagged = 0;
+    for (entity, position, velocity) in kernel {
+        let agent = world.entity(entity);
+        assert_eq!(
+            agent.get::<Transform>().unwrap().translation,
+            position,
+            "{entity}"
+        );
+        assert_eq!(agent.get::<Velocity>().unwrap().0, velocity, "{entity}");
+        tagged += usize::from(agent.contains::<Tagged>());
+    }
+    assert_eq!(tagged, 30, "a third of the agents changed table");
+    let at_spawn = world
+        .query_filtered::<&Transform, With<Agent>>()
+        .iter(world)
+        .filter(|t| t.translation == SPAWNED_AT)
+        .count();
+    assert_eq!(
+        at_spawn, 1,
+        "the agent the kernel never saw is left where it was"
+    );
+}
