@@ -337,3 +337,22 @@ impl Crowd {
         self.integrate(dt, None);
     }
 }
+
+/// Asks the processor to start loading `by_slot[slots[i]]`, the entry of agent `i` in a buffer
+/// kept by grid slot, for a pass that goes through agents in index order and so reads such a
+/// buffer out of order: at 100,000 agents those loads missed the cache for nearly every agent.
+/// A hint only; nothing happens past either end.
+#[inline(always)]
+pub(crate) fn prefetch_by_slot<T>(slots: &[u32], by_slot: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(&slot) = slots.get(i)
+        && let Some(entry) = by_slot.get(slot as usize)
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: SSE, which `_mm_prefetch` needs, is part of every x86-64 processor; a
+        // prefetch reads nothing the program sees, and the address is of a live element.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(core::ptr::from_ref(entry).cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slots, by_slot, i);
+}

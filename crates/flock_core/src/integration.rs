@@ -6,11 +6,16 @@ use glam::Vec3;
 
 use crate::Crowd;
 use crate::agents::Body;
+use crate::crowd::prefetch_by_slot;
 use crate::executor::for_each_chunk_mut;
 use crate::maths::{length, limit_length, rotation, unit};
 use crate::obstacles::{AvoidanceHold, Layered, ObstacleQuery};
 use crate::rules::boundary::keep_within;
 use crate::tuning::{BlendMode, SteeringLimits};
+
+/// How many agents ahead integration asks for what it will read by grid slot (see
+/// [`prefetch_by_slot`]).
+const PREFETCH_AHEAD: usize = 8;
 
 impl Crowd {
     /// Integration, the last stage of a tick: advances every agent by `dt` seconds. The force
@@ -26,10 +31,11 @@ impl Crowd {
             self.integrate_avoiding(dt, colliders);
         } else {
             let mut bodies = core::mem::take(&mut self.agents.bodies);
-            let this = &*self;
+            let (this, slots) = (&*self, self.index.grid.slots());
             let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
             for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
                 for (k, body) in chunk.iter_mut().enumerate() {
+                    prefetch_by_slot(slots, &this.forces.results, first + k + PREFETCH_AHEAD);
                     let v = this.preferred_velocity(first + k, body, dt);
                     this.move_agent(first + k, body, v, dt, &obstacles);
                 }
@@ -56,9 +62,10 @@ impl Crowd {
         let mut preferred = core::mem::take(&mut self.velocity_step.preferred);
         preferred.clear();
         preferred.resize(self.len(), Vec3::ZERO);
-        let this = &*self;
+        let (this, slots) = (&*self, self.index.grid.slots());
         for_each_chunk_mut(&*self.executor, &mut preferred, |first, chunk| {
             for (k, v) in chunk.iter_mut().enumerate() {
+                prefetch_by_slot(slots, &this.forces.results, first + k + PREFETCH_AHEAD);
                 *v = this.preferred_velocity(first + k, &this.agents.bodies[first + k], dt);
             }
         });
@@ -72,6 +79,7 @@ impl Crowd {
         let slots = self.index.grid.slots();
         for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
             for (k, body) in chunk.iter_mut().enumerate() {
+                prefetch_by_slot(slots, chosen, first + k + PREFETCH_AHEAD);
                 let v = chosen[slots[first + k] as usize];
                 this.move_agent(first + k, body, v, dt, &obstacles);
             }
