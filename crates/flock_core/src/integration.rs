@@ -6,7 +6,7 @@ use glam::Vec3;
 
 use crate::Crowd;
 use crate::agents::Body;
-use crate::crowd::prefetch_by_slot;
+use crate::crowd::prefetch_mapped;
 use crate::executor::for_each_chunk_mut;
 use crate::maths::{length, limit_length, rotation, unit};
 use crate::obstacles::{AvoidanceHold, Layered, ObstacleQuery};
@@ -14,7 +14,7 @@ use crate::rules::boundary::keep_within;
 use crate::tuning::{BlendMode, SteeringLimits};
 
 /// How many agents ahead integration asks for what it will read by grid slot (see
-/// [`prefetch_by_slot`]).
+/// [`prefetch_mapped`]).
 const PREFETCH_AHEAD: usize = 8;
 
 impl Crowd {
@@ -35,7 +35,7 @@ impl Crowd {
             let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
             for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
                 for (k, body) in chunk.iter_mut().enumerate() {
-                    prefetch_by_slot(slots, &this.forces.results, first + k + PREFETCH_AHEAD);
+                    prefetch_mapped(slots, &this.forces.results, first + k + PREFETCH_AHEAD);
                     let v = this.preferred_velocity(first + k, body, dt);
                     this.move_agent(first + k, body, v, dt, &obstacles);
                 }
@@ -65,7 +65,7 @@ impl Crowd {
         let (this, slots) = (&*self, self.index.grid.slots());
         for_each_chunk_mut(&*self.executor, &mut preferred, |first, chunk| {
             for (k, v) in chunk.iter_mut().enumerate() {
-                prefetch_by_slot(slots, &this.forces.results, first + k + PREFETCH_AHEAD);
+                prefetch_mapped(slots, &this.forces.results, first + k + PREFETCH_AHEAD);
                 *v = this.preferred_velocity(first + k, &this.agents.bodies[first + k], dt);
             }
         });
@@ -79,7 +79,7 @@ impl Crowd {
         let slots = self.index.grid.slots();
         for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
             for (k, body) in chunk.iter_mut().enumerate() {
-                prefetch_by_slot(slots, chosen, first + k + PREFETCH_AHEAD);
+                prefetch_mapped(slots, chosen, first + k + PREFETCH_AHEAD);
                 let v = chosen[slots[first + k] as usize];
                 this.move_agent(first + k, body, v, dt, &obstacles);
             }

@@ -15,6 +15,7 @@ use core::ops::{ControlFlow, Range};
 use glam::Vec3;
 
 use crate::agents::Gathered;
+use crate::crowd::prefetch_mapped;
 use crate::executor::for_each_chunk_mut;
 use crate::forces::SlotAgent;
 use crate::rules::{
@@ -26,6 +27,10 @@ use grid::UniformGrid;
 use lanes::{CollisionLanes, Collisions, LaneScan, Probe, SlotLanes};
 use nearest::{KeepNearest, NearestBuffer, NearestKeys};
 use wide::{Pair, SimdPath, Wide};
+
+/// How many slots ahead the gather into slot order asks for the agents it will read (see
+/// [`prefetch_mapped`]).
+const GATHER_AHEAD: usize = 16;
 
 /// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
 /// range, then keeps the nearest `k`: the work per agent stays bounded even if every agent
@@ -114,9 +119,10 @@ impl Crowd {
         // independent loads whose misses overlap.
         let (agents, order) = (&self.agents, self.index.grid.order());
         for_each_chunk_mut(&*self.executor, &mut gathered, |first, chunk| {
-            let order = &order[first..first + chunk.len()];
-            for (out, &i) in chunk.iter_mut().zip(order) {
-                let i = i as usize;
+            for (out, slot) in chunk.iter_mut().zip(first..) {
+                prefetch_mapped(order, &agents.bodies, slot + GATHER_AHEAD);
+                prefetch_mapped(order, &agents.targets, slot + GATHER_AHEAD);
+                let i = order[slot] as usize;
                 *out = Gathered {
                     body: agents.bodies[i],
                     target: agents.targets[i],
