@@ -733,3 +733,42 @@ fn bad_predators_are_skipped() {
     ]);
     assert_eq!(skipped, 4);
 }
+
+/// The crowd's metrics, summed in blocks on the executor, are the same bits on any thread
+/// count, and agree with sums taken one agent at a time: polarisation from the headings, the
+/// nearest-neighbour figures from each agent's nearest neighbour found by brute force.
+#[test]
+fn metrics_agree_with_a_plain_count_on_any_thread_count() {
+    let positions = random_positions(9_000, 14.0, 91);
+    let velocities = random_positions(9_000, 3.0, 92);
+    let mut crowd = crowd_with(Space::Volume, FlockTuning::default(), &positions, |i| {
+        velocities[i] + Vec3::X
+    });
+    crowd.build_index();
+    crowd.accumulate_forces();
+    let serial = crowd.metrics();
+    for threads in [2, 3, 8] {
+        crowd.set_executor(ScopedThreads(threads));
+        assert_eq!(crowd.metrics(), serial, "{threads} threads");
+    }
+    let n = crowd.len();
+    let heading: Vec3 = (0..n).map(|i| crowd.heading(i)).sum();
+    let radius = FlockTuning::default().perception.neighbour_radius;
+    let nearest: Vec<f32> = (0..n)
+        .filter_map(|i| {
+            (0..n)
+                .filter(|&j| j != i)
+                .map(|j| positions[i].distance(positions[j]))
+                .filter(|&d| d <= radius)
+                .min_by(f32::total_cmp)
+        })
+        .collect();
+    let mean = nearest.iter().map(|&d| f64::from(d)).sum::<f64>() / nearest.len() as f64;
+    let close = |a: f32, b: f32| (a - b).abs() <= 1e-4 * b.abs().max(1.0);
+    assert_eq!(serial.agents, n);
+    assert!(close(serial.polarisation, heading.length() / n as f32), "{serial:?}");
+    assert!(close(serial.mean_nearest_distance.unwrap(), mean as f32), "{serial:?} {mean}");
+    let min = nearest.iter().copied().fold(f32::INFINITY, f32::min);
+    assert!(close(serial.min_nearest_distance.unwrap(), min), "{serial:?} {min}");
+    assert!(serial.mean_neighbours > 5.0, "{serial:?}");
+}
