@@ -766,9 +766,18 @@ fn metrics_agree_with_a_plain_count_on_any_thread_count() {
     let mean = nearest.iter().map(|&d| f64::from(d)).sum::<f64>() / nearest.len() as f64;
     let close = |a: f32, b: f32| (a - b).abs() <= 1e-4 * b.abs().max(1.0);
     assert_eq!(serial.agents, n);
-    assert!(close(serial.polarisation, heading.length() / n as f32), "{serial:?}");
-    assert!(close(serial.mean_nearest_distance.unwrap(), mean as f32), "{serial:?} {mean}");
+    assert!(
+        close(serial.polarisation, heading.length() / n as f32),
+        "{serial:?}"
+    );
+    assert!(
+        close(serial.mean_nearest_distance.unwrap(), mean as f32),
+        "{serial:?} {mean}"
+    );
     let min = nearest.iter().copied().fold(f32::INFINITY, f32::min);
-    assert!(close(serial.min_nearest_distance.unwrap(), min), "{serial:?} {min}");
+    assert!(
+        close(serial.min_nearest_distance.unwrap(), min),
+        "{serial:?} {min}"
+    );
     assert!(serial.mean_neighbours > 5.0, "{serial:?}");
 }
