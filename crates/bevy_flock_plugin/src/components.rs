@@ -108,13 +108,7 @@ impl SteeringState {
         }
     }
 
-    /// Whether it carries anything to the next tick (a hold, a wander point, a last force).
-    #[inline]
-    pub(crate) fn has_memory(&self) -> bool {
-        self.hold_left > 0.0 || self.wander != Vec3::ZERO || self.last_force.is_some()
-    }
-
-    /// What the kernel carries of the agent to its next tick.
+    /// What the kernel carries of the agent to its next tick (empty when it carries nothing).
     #[inline]
     pub(crate) fn memory(&self) -> flock_core::AgentMemory {
         flock_core::AgentMemory {

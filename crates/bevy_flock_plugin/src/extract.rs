@@ -6,9 +6,7 @@ use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::query::{QueryData, QueryEntityError};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use flock_core::{
-    AgentInput, AgentMemory, Correction, Leader, NewAgent, ParamsId, Space, Threat, Value,
-};
+use flock_core::{AgentInput, Correction, Leader, NewAgent, ParamsId, Space, Threat, Value};
 
 use crate::diagnostics::Reporter;
 use crate::simulation::{FlockEntry, FlockSimulation};
@@ -259,17 +257,8 @@ impl<'a, 'w, 's> TableCopy<'a, 'w, 's> {
                 entry
             }
         }?;
-        let (target, quarry_velocity) = match table.target[row] {
-            Target::None => (None, None),
-            Target::Point(point) => (Some(point), None),
-            Target::Entity(quarry) | Target::Pursue(quarry) if quarry != entity => {
-                let (transform, velocity) = self.targets.get(quarry).ok()?;
-                let pursued = matches!(table.target[row], Target::Pursue(_));
-                let quarry_velocity = velocity.filter(|_| pursued).map(|v| v.0);
-                (Some(transform.translation()), quarry_velocity)
-            }
-            Target::Entity(_) | Target::Pursue(_) => return None,
-        };
+        let (target, quarry_velocity) =
+            find_target(entity, &table.target[row], self.targets).ok()?;
         let state = &table.state[row];
         let transform = &table.transform[row];
         let heading = if state.heading != Vec3::ZERO {
@@ -288,11 +277,7 @@ impl<'a, 'w, 's> TableCopy<'a, 'w, 's> {
         input.is_finite().then(|| NewAgent {
             input,
             quarry_velocity,
-            memory: if state.has_memory() {
-                state.memory()
-            } else {
-                AgentMemory::default()
-            },
+            memory: state.memory(),
         })
     }
 }
@@ -334,11 +319,7 @@ fn settle(
     NewAgent {
         input,
         quarry_velocity,
-        memory: if agent.state.has_memory() {
-            agent.state.memory()
-        } else {
-            AgentMemory::default()
-        },
+        memory: agent.state.memory(),
     }
 }
 
@@ -396,31 +377,52 @@ fn own_params(
     sim.crowd_mut().add_params(own)
 }
 
-/// The point `agent` seeks and, for a [`Target::Pursue`] of a moving entity, that entity's
-/// velocity (the kernel leads the aim by it). A target that names the agent itself, or an
-/// entity without a transform, is dropped and reported once.
+/// Why an agent's target entity gives no point to seek.
+enum Unfound {
+    /// The agent names itself.
+    Itself,
+    /// The named entity has no transform, or no longer exists.
+    Gone(Entity),
+}
+
+/// The point `entity`, whose target is `target`, seeks and, for a [`Target::Pursue`] of a
+/// moving entity, that entity's velocity (the kernel leads the aim by it); or why a target
+/// entity gives none.
+#[inline]
+fn find_target(
+    entity: Entity,
+    target: &Target,
+    targets: &Query<Whereabouts>,
+) -> Result<(Option<Vec3>, Option<Vec3>), Unfound> {
+    let quarry = match *target {
+        Target::None => return Ok((None, None)),
+        Target::Point(point) => return Ok((Some(point), None)),
+        Target::Entity(quarry) | Target::Pursue(quarry) => quarry,
+    };
+    if quarry == entity {
+        return Err(Unfound::Itself);
+    }
+    let (transform, velocity) = targets.get(quarry).map_err(|_| Unfound::Gone(quarry))?;
+    let pursued = matches!(*target, Target::Pursue(_));
+    let quarry_velocity = velocity.filter(|_| pursued).map(|v| v.0);
+    Ok((Some(transform.translation()), quarry_velocity))
+}
+
+/// [`find_target`] for `agent`: a target that names the agent itself, or an entity without a
+/// transform, is dropped and reported once.
 #[inline]
 fn resolve_target(
     agent: &AgentDataItem,
     targets: &Query<Whereabouts>,
     reporter: &mut Reporter,
 ) -> (Option<Vec3>, Option<Vec3>) {
-    let target = match *agent.target {
-        Target::None => return (None, None),
-        Target::Point(point) => return (Some(point), None),
-        Target::Entity(target) | Target::Pursue(target) => target,
-    };
-    if target == agent.entity {
-        reporter.report(agent.entity, &[itself("target")]);
-        return (None, None);
-    }
-    match targets.get(target) {
-        Ok((transform, velocity)) => {
-            let pursued = matches!(*agent.target, Target::Pursue(_));
-            let quarry_velocity = velocity.filter(|_| pursued).map(|v| v.0);
-            (Some(transform.translation()), quarry_velocity)
+    match find_target(agent.entity, agent.target, targets) {
+        Ok(found) => found,
+        Err(Unfound::Itself) => {
+            reporter.report(agent.entity, &[itself("target")]);
+            (None, None)
         }
-        Err(_) => {
+        Err(Unfound::Gone(target)) => {
             reporter.warn_once(
                 target,
                 "despawned target",

@@ -92,11 +92,7 @@ impl Crowd {
     /// falls back to the defaults. On the plane, z components are dropped.
     #[inline]
     pub fn push(&mut self, agent: AgentInput) -> usize {
-        let params = if (agent.params.0 as usize) < self.params.len() {
-            agent.params
-        } else {
-            self.add_params(FlockTuning::default())
-        };
+        let params = self.known_params_or_defaults(agent.params);
         let (body, target) = admitted(self.space, &agent);
         let agents = &mut self.agents;
         agents.bodies.push(body);
@@ -220,11 +216,7 @@ impl Crowd {
         if i >= self.len() {
             return false;
         }
-        let params = if (agent.input.params.0 as usize) < self.params.len() {
-            agent.input.params
-        } else {
-            self.add_params(FlockTuning::default())
-        };
+        let params = self.known_params_or_defaults(agent.input.params);
         let (body, target) = admitted(self.space, &agent.input);
         let agents = &mut self.agents;
         agents.bodies[i] = body;
@@ -237,6 +229,15 @@ impl Crowd {
         }
         self.set_memory(i, agent.memory);
         true
+    }
+
+    /// `id` if the crowd has that parameter set, else a new set of defaults.
+    fn known_params_or_defaults(&mut self, id: ParamsId) -> ParamsId {
+        if (id.0 as usize) < self.params.len() {
+            id
+        } else {
+            self.add_params(FlockTuning::default())
+        }
     }
 
     /// Makes agent `i` pursue its target as a quarry moving at `velocity` (Reynolds 1999): it
