@@ -2,9 +2,11 @@
 //! candidates at a time.
 //!
 //! The scan tests every candidate of a range with SIMD lanes and adds the ones in range into
-//! per-lane sums under a mask, so it neither branches on the data nor stores candidates. It
-//! answers only the common case; [`LaneScan::finish`] declines (and the caller runs the exact
-//! scan) when a neighbour sits on top of the agent or more neighbours are found than the cap.
+//! per-lane sums under a mask, so it neither branches on the data nor stores candidates. Where
+//! more neighbours are in range than the cap, a first pass stores their distances
+//! ([`Probe::take_in_blocks`]) and a second adds those within the cut of the nearest
+//! ([`Admit`]). [`LaneScan::finish`] declines (and the caller runs the exact scan) when a
+//! neighbour sits on top of the agent.
 //!
 //! The code is generic over the form of the lanes ([`Wide`]): the crowd's [`SimdPath`] picks
 //! one per scan and runs the whole scan inside [`Wide::enter`]. Candidate `s + k` of a range
@@ -19,7 +21,7 @@ use glam::Vec3;
 
 use super::SCAN_BLOCK;
 use super::Scan;
-use super::nearest::{KeepNearest, NearestKeys};
+use super::nearest::{KeepNearest, NearestCut, NearestKeys, TakenIn};
 use super::wide::{Pair, SimdPath, WIDTH, Wide, any, count, lane_sum};
 use crate::agents::Gathered;
 use crate::executor::{ChunkExecutor, for_each_part};
@@ -321,6 +323,11 @@ impl Probe {
         }
     }
 
+    /// The squared radius it takes candidates in within.
+    pub(crate) fn radius_sq(&self) -> f32 {
+        self.radius_sq
+    }
+
     /// The same probe with a smaller radius.
     pub(crate) fn with_radius_sq(self, radius_sq: f32) -> Self {
         Self { radius_sq, ..self }
@@ -376,6 +383,42 @@ impl Probe {
         true
     }
 
+    /// Appends to `taken` each candidate of `range` it takes in (never `own`), and stops at
+    /// the end of the first block of [`SCAN_BLOCK`] candidates (counted from the range's start)
+    /// after which `taken` holds at least `budget`: returns the slot it stopped before, or
+    /// `None` where it reached the range's end with fewer. `taken` needs room for
+    /// [`WIDTH`] entries past those it holds at the end. Call it inside [`Wide::enter`].
+    #[inline(always)]
+    pub(crate) fn take_in_blocks<V: Wide>(
+        &self,
+        lanes: &SlotLanes,
+        range: &Range<usize>,
+        centre: Vec3,
+        own: usize,
+        budget: usize,
+        taken: &mut TakenIn,
+    ) -> Option<usize> {
+        let mut stopped = None;
+        self.for_each_group::<V>(
+            lanes,
+            core::slice::from_ref(range),
+            centre,
+            own,
+            #[inline(always)]
+            |s, _, _, _, dist_sq, keep| {
+                taken.push_group(s, keep, dist_sq);
+                let end = (s + LANES).min(range.end);
+                let block_ends = (end - range.start).is_multiple_of(SCAN_BLOCK) || end == range.end;
+                if taken.len() >= budget && block_ends {
+                    stopped = Some(end);
+                    return false;
+                }
+                true
+            },
+        );
+        stopped
+    }
+
     /// How many candidates of `ranges` it takes in within each of the squared radii in
     /// `radii_sq`. Call it inside [`Wide::enter`].
     #[inline(always)]
@@ -406,9 +449,33 @@ impl Probe {
     }
 }
 
+/// Which of the candidates its probe takes in a [`LaneScan`] adds: every one (`()`, which
+/// compiles to nothing), or those within a [`NearestCut`].
+pub(crate) trait Admit<V: Wide> {
+    /// Of the group starting at slot `first`, at squared distances `dist_sq`, those of `keep`
+    /// to add.
+    fn admit(&self, first: usize, dist_sq: V, keep: V::Mask) -> V::Mask;
+}
+
+impl<V: Wide> Admit<V> for () {
+    #[inline(always)]
+    fn admit(&self, _: usize, _: V, keep: V::Mask) -> V::Mask {
+        keep
+    }
+}
+
+impl<V: Wide> Admit<V> for NearestCut {
+    #[inline(always)]
+    fn admit(&self, first: usize, dist_sq: V, keep: V::Mask) -> V::Mask {
+        keep & self.admits_group(first, dist_sq)
+    }
+}
+
 /// One agent's neighbour sums on lanes of form `V`, and what `T` predicts of collisions.
 pub(crate) struct LaneScan<V: Wide, T> {
     probe: Probe,
+    /// The agent's own slot, never its own neighbour.
+    own: usize,
     separation_sq: V,
     /// Whether separation falls off as the inverse square of the distance (see
     /// [`separation_divisor`]).
@@ -512,12 +579,13 @@ impl<V: Wide> Collisions<V> for CollisionLanes<V> {
 }
 
 impl<V: Wide, T: Collisions<V>> LaneScan<V, T> {
-    /// An empty scan for an agent of flock `flock_key` taking in what `probe` does, separating
-    /// within `separation_sq` (by the inverse square when `unit_separation`), predicting
-    /// collisions with `collisions`. Make it, and use it, inside [`Wide::enter`].
+    /// An empty scan for the agent in slot `own`, of flock `flock_key`, taking in what `probe`
+    /// does, separating within `separation_sq` (by the inverse square when `unit_separation`),
+    /// predicting collisions with `collisions`. Make it, and use it, inside [`Wide::enter`].
     #[inline(always)]
     pub(crate) fn new(
         probe: Probe,
+        own: usize,
         separation_sq: f32,
         unit_separation: bool,
         flock_key: f32,
@@ -525,6 +593,7 @@ impl<V: Wide, T: Collisions<V>> LaneScan<V, T> {
     ) -> Self {
         Self {
             probe,
+            own,
             separation_sq: V::splat(separation_sq),
             unit_separation,
             flock_key: V::splat(flock_key),
@@ -538,23 +607,22 @@ impl<V: Wide, T: Collisions<V>> LaneScan<V, T> {
         }
     }
 
-    /// Adds the neighbours of `centre` in the slot `ranges`, skipping slot `own`, and offers
-    /// them to `nearest`. Returns
-    /// `false`, leaving the sums partial, as soon as more than `cap` neighbours are found
-    /// (checked every [`SCAN_BLOCK`] candidates, so that the work stays bounded when one cell holds
-    /// everyone).
+    /// Adds the neighbours of `centre` in the slot `ranges` that `admit` lets in, and offers
+    /// them to `nearest`. Returns `false`, leaving the sums partial, as
+    /// soon as more than `cap` neighbours are found (checked every [`SCAN_BLOCK`] candidates,
+    /// so that the work stays bounded when one cell holds everyone).
     #[inline(always)]
     pub(crate) fn add(
         &mut self,
         lanes: &SlotLanes,
         ranges: &[Range<usize>],
         centre: Vec3,
-        own: usize,
         cap: f32,
         nearest: &mut impl KeepNearest,
+        admit: &impl Admit<V>,
     ) -> bool {
         let mut unchecked = 0;
-        let probe = self.probe;
+        let (probe, own) = (self.probe, self.own);
         // Local slices, as in `Probe::for_each_group`.
         let (vxs, vys, vzs) = (
             lanes.vx.as_slice(),
@@ -569,6 +637,7 @@ impl<V: Wide, T: Collisions<V>> LaneScan<V, T> {
             own,
             #[inline(always)]
             |s, x, y, z, dist_sq, keep| {
+                let keep = admit.admit(s, dist_sq, keep);
                 self.count += count::<V>(keep);
                 nearest.offer_group(s, keep, dist_sq);
                 self.nearest_sq =

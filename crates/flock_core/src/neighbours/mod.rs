@@ -2,8 +2,10 @@
 //! each agent's neighbours and sums what the flocking rules need of them.
 //!
 //! The scan has two ways: eight candidates at a time on SIMD lanes ([`lanes`]), which answers
-//! the common case, and an exact one, which answers the rest (a neighbour on top of the agent,
-//! more neighbours than the cap). Both give the same [`Scan`].
+//! nearly every agent, and an exact one, which answers the rest (a neighbour on top of the
+//! agent, more flocks than the lanes' keys tell apart). Both take in the same neighbours, the
+//! nearest where more than the cap are in range ([`nearest`]), and give the same [`Scan`] but
+//! for the order of its sums.
 
 pub(crate) mod grid;
 pub(crate) mod lanes;
@@ -25,7 +27,7 @@ use crate::tuning::{Boundary, Prepared};
 use crate::{Crowd, Space};
 use grid::UniformGrid;
 use lanes::{CollisionLanes, Collisions, LaneScan, Probe, SlotLanes};
-use nearest::{KeepNearest, NearestBuffer, NearestKeys};
+use nearest::{CutScratch, KeepNearest, NearestBuffer, NearestCut, NearestKeys, TakenIn};
 use wide::{Pair, SimdPath, Wide};
 
 /// How many slots ahead the gather into slot order asks for the agents it will read (see
@@ -33,19 +35,21 @@ use wide::{Pair, SimdPath, Wide};
 const GATHER_AHEAD: usize = 16;
 
 /// With a neighbour cap of `k`, an agent stops scanning after `k` times this many candidates in
-/// range, then keeps the nearest `k`: the work per agent stays bounded even if every agent
-/// shares one cell.
+/// range (and in view), then keeps the nearest `k`: the work per agent stays bounded even if
+/// every agent shares one cell (see [`scan_budget`]).
 const CANDIDATES_PER_NEIGHBOUR: usize = 4;
 /// When more neighbours than the cap are in range, the lane scan takes in those within the
 /// largest of these fractions of the radius that holds at most the cap (0.85 of the radius
-/// holds 61% of its volume, 0.6 holds 22%); beyond them the exact scan picks the nearest.
+/// holds 61% of its volume, 0.6 holds 22%); where none does, it takes in the nearest (see
+/// [`Neighbourhood::nearest_lane_sums`]).
 const SHRUNK_RADII: [f32; 4] = [1.0, 0.85, 0.7, 0.6];
 /// Up to this many candidates per allowed neighbour, the lane scan first tries the whole
 /// radius; above it, it counts within [`SHRUNK_RADII`] first, since the cap would most likely
 /// be exceeded.
 const CANDIDATES_TO_TRY_PER_NEIGHBOUR: f32 = 4.0;
 /// Above this many candidates per allowed neighbour, the crowd is too dense to count cheaply:
-/// the exact scan, whose work is bounded, takes over.
+/// the lane scan takes in the nearest within the scan budget instead (see
+/// [`Neighbourhood::nearest_lane_sums`]).
 const CANDIDATES_TO_COUNT_PER_NEIGHBOUR: f32 = 16.0;
 /// Candidates scanned between checks of the scan budget.
 pub(super) const SCAN_BLOCK: usize = 64;
@@ -174,7 +178,7 @@ impl Crowd {
 }
 
 /// Buffers a chunk of the force pass reuses from agent to agent: the stencil of the cell being
-/// scanned, and the exact scan's candidates.
+/// scanned, the exact scan's candidates, and what the cap's cut is found among.
 #[derive(Default)]
 pub(crate) struct ScanBuffers {
     /// The cell whose stencil `stencil` holds.
@@ -182,8 +186,15 @@ pub(crate) struct ScanBuffers {
     stencil: Vec<Range<usize>>,
     seam_stencil: Vec<Range<usize>>,
     candidates: Vec<Candidate>,
-    /// Selection keys when the cap binds.
-    keys: Vec<u64>,
+    /// The neighbours taken in when the cap binds, and the cut among them.
+    taken: TakenIn,
+    selection: CutScratch,
+}
+
+/// How many candidates in range an agent with neighbour cap `cap` scans before it stops:
+/// scans go on to the end of the block of [`SCAN_BLOCK`] candidates in which they reach it.
+fn scan_budget(cap: usize) -> usize {
+    cap.saturating_mul(CANDIDATES_PER_NEIGHBOUR).max(64)
 }
 
 /// A neighbour found in the exact scan, before the cap picks the nearest.
@@ -325,9 +336,8 @@ impl<'a> Neighbourhood<'a> {
         )
     }
 
-    /// The scan on SIMD lanes, or `None` where it cannot answer: a coincident neighbour, more
-    /// flocks than keys tell apart, or more neighbours than the cap even within the smallest
-    /// of [`SHRUNK_RADII`] (or a crowd too dense to count them cheaply).
+    /// The scan on SIMD lanes, or `None` where it cannot answer: a coincident neighbour, or
+    /// more flocks than keys tell apart.
     #[inline]
     pub(crate) fn scan_lanes(&mut self) -> Option<Scan> {
         self.scan_lanes_keeping(&mut ()).map(|(scan, _)| scan)
@@ -389,7 +399,7 @@ impl<'a> Neighbourhood<'a> {
                 .finish()?;
             return Some((scan, nearest.complete(radius_sq)));
         };
-        let cap = cap as f32;
+        let (most, cap) = (cap as usize, cap as f32);
         let mut candidates = 0;
         for k in 0..self.images.len {
             let shift = self.images.shifts[k];
@@ -401,12 +411,25 @@ impl<'a> Neighbourhood<'a> {
         {
             return Some((sums.finish()?, nearest.complete(radius_sq)));
         }
-        if candidates as f32 > cap * CANDIDATES_TO_COUNT_PER_NEIGHBOUR {
-            return None;
+        if candidates as f32 <= cap * CANDIDATES_TO_COUNT_PER_NEIGHBOUR
+            && let Some(shrunk_sq) = self.shrunk_radius_sq::<V>(probe, cap)
+        {
+            // Within a shrunk radius, the nearest kept would not be those of the whole one.
+            let scan = self
+                .lane_sums(probe.with_radius_sq(shrunk_sq), cap, collisions, &mut ())?
+                .finish()?;
+            return Some((scan, None));
         }
-        // Count the neighbours within each step of the radius, and take in those within the
-        // largest step that holds at most `cap`.
-        let radii_sq = SHRUNK_RADII.map(|f| f * f * prepared.neighbour_radius_sq);
+        // Too dense to count cheaply, or no step holds few enough.
+        let scan = self.nearest_lane_sums(probe, most, candidates, collisions)?;
+        Some((scan, None))
+    }
+
+    /// The largest step of [`SHRUNK_RADII`] (squared) within which `probe` takes in at most
+    /// `cap` neighbours, if one does.
+    #[inline(always)]
+    fn shrunk_radius_sq<V: Wide>(&mut self, probe: Probe, cap: f32) -> Option<f32> {
+        let radii_sq = SHRUNK_RADII.map(|f| f * f * probe.radius_sq());
         let mut counts = [0; 4];
         let (index, position, slot) = (self.index, self.agent.position, self.agent.slot);
         let lanes = &index.lanes;
@@ -418,15 +441,10 @@ impl<'a> Neighbourhood<'a> {
                 *total += found;
             }
         }
-        let (shrunk_sq, _) = radii_sq
-            .into_iter()
-            .zip(counts)
-            .find(|&(_, count)| count as f32 <= cap)?;
-        // Within a shrunk radius, the nearest kept would not be those of the whole one.
-        let scan = self
-            .lane_sums(probe.with_radius_sq(shrunk_sq), cap, collisions, &mut ())?
-            .finish()?;
-        Some((scan, None))
+        let mut steps = radii_sq.into_iter().zip(counts);
+        steps
+            .find(|&(_, count)| count as f32 <= cap)
+            .map(|(radius_sq, _)| radius_sq)
     }
 
     /// The lane sums of what `probe` takes in, offering the neighbours to `nearest`, or `None`
@@ -443,6 +461,7 @@ impl<'a> Neighbourhood<'a> {
         let lanes = &index.lanes;
         let mut scan = LaneScan::new(
             probe,
+            agent.slot,
             agent.params.separation_radius_sq,
             agent.params.unit_separation,
             lanes.flock_key(agent.slot),
@@ -452,15 +471,89 @@ impl<'a> Neighbourhood<'a> {
             let shift = self.images.shifts[k];
             let ranges = self.ranges(shift);
             let centre = agent.position + shift;
-            if !scan.add(lanes, ranges, centre, agent.slot, cap, nearest) {
+            if !scan.add(lanes, ranges, centre, cap, nearest, &()) {
                 return None;
             }
         }
         (scan.count() <= cap).then_some(scan)
     }
 
-    /// The exact scan: candidates in range are collected, filtered by the field of view, cut to
-    /// the nearest `max_neighbours`, and coincident neighbours get their fixed direction.
+    /// Over the cap where no smaller radius holds few enough: the nearest `cap` neighbours
+    /// within the scan budget, on lanes, the same ones [`scan_exact`](Self::scan_exact) takes.
+    /// A first pass stores the squared distance and slot of each neighbour, up to the budget;
+    /// the cap-th nearest of them sets a [`NearestCut`]; a second pass over the same slots adds
+    /// those within it. `candidates` bounds how many the first pass finds. `None` where a
+    /// neighbour is coincident with the agent.
+    #[inline(always)]
+    fn nearest_lane_sums<V: Wide, T: Collisions<V>>(
+        &mut self,
+        probe: Probe,
+        cap: usize,
+        candidates: usize,
+        collisions: T,
+    ) -> Option<Scan> {
+        let (index, space, agent) = (self.index, self.space, self.agent);
+        let lanes = &index.lanes;
+        let budget = scan_budget(cap);
+        let ScanBuffers {
+            stencil,
+            seam_stencil,
+            taken,
+            selection,
+            ..
+        } = &mut *self.buffers;
+        taken.clear_for((budget - 1 + SCAN_BLOCK).min(candidates));
+        // Where the first pass stopped: the image, the range and the slot.
+        let mut reach = None;
+        'images: for k in 0..self.images.len {
+            let shift = self.images.shifts[k];
+            let centre = agent.position + shift;
+            let ranges = image_ranges(index, space, centre, shift, stencil, seam_stencil);
+            for (r, range) in ranges.iter().enumerate() {
+                if let Some(end) =
+                    probe.take_in_blocks::<V>(lanes, range, centre, agent.slot, budget, taken)
+                {
+                    reach = Some((k, r, end));
+                    break 'images;
+                }
+            }
+        }
+        let cut = match cap {
+            _ if taken.len() <= cap => NearestCut::ALL,
+            0 => return Some(Scan::new()),
+            _ => NearestCut::of_rank::<V>(taken, cap - 1, selection),
+        };
+        let mut scan = LaneScan::new(
+            probe,
+            agent.slot,
+            agent.params.separation_radius_sq,
+            agent.params.unit_separation,
+            lanes.flock_key(agent.slot),
+            collisions,
+        );
+        let images = reach.map_or(self.images.len, |(k, _, _)| k + 1);
+        for k in 0..images {
+            let shift = self.images.shifts[k];
+            let centre = agent.position + shift;
+            let ranges = image_ranges(index, space, centre, shift, stencil, seam_stencil);
+            match reach {
+                Some((last, r, end)) if last == k => {
+                    scan.add(lanes, &ranges[..r], centre, f32::INFINITY, &mut (), &cut);
+                    let stopped = ranges[r].start..end;
+                    let stopped = core::slice::from_ref(&stopped);
+                    scan.add(lanes, stopped, centre, f32::INFINITY, &mut (), &cut);
+                }
+                _ => {
+                    scan.add(lanes, ranges, centre, f32::INFINITY, &mut (), &cut);
+                }
+            }
+        }
+        scan.finish()
+    }
+
+    /// The exact scan: candidates in range and in view are collected (up to the scan budget),
+    /// cut to the nearest `max_neighbours`, and coincident neighbours get their fixed
+    /// direction.
     pub(crate) fn scan_exact(&mut self) -> Scan {
         let prepared = self.agent.params;
         let cap = prepared
@@ -469,50 +562,46 @@ impl<'a> Neighbourhood<'a> {
             .max_neighbours
             .map(|k| k as usize);
         let found = self.collect_in_range(cap);
-        let found = self.keep_in_view(found);
         let mut scan = Scan::new();
         let (index, space, agent) = (self.index, self.space, self.agent);
         let prediction = agent.prediction();
-        let buffers = &mut *self.buffers;
-        match cap {
+        let ScanBuffers {
+            candidates,
+            taken,
+            selection,
+            ..
+        } = &mut *self.buffers;
+        let candidates = &candidates[..found];
+        let cut = match cap {
+            Some(0) if found > 0 => return scan,
+            // Over the cap: the nearest, taken in the order they were found, as the lanes do.
             Some(cap) if cap < found => {
-                // Over the cap: the nearest. Each key packs the squared distance (never
-                // negative, so its bits order like the number) over the candidate's place in
-                // the scan, which breaks ties: the set is canonical, and selecting integers is
-                // fast. Selection is deterministic, so the sums need no sorted order.
-                let keys = &mut buffers.keys;
-                keys.clear();
-                keys.extend(
-                    buffers.candidates[..found]
-                        .iter()
-                        .enumerate()
-                        .map(|(k, c)| (u64::from(c.dist_sq.to_bits()) << 32) | k as u64),
-                );
-                keys.select_nth_unstable(cap);
-                for &key in &keys[..cap] {
-                    let candidate = &buffers.candidates[key as u32 as usize];
-                    take_neighbour(index, space, agent, candidate, prediction, &mut scan);
+                taken.clear_for(found);
+                for c in candidates {
+                    taken.push(c.dist_sq, c.slot);
                 }
+                NearestCut::of_rank::<Pair>(taken, cap - 1, selection)
             }
-            _ => {
-                for candidate in &buffers.candidates[..found] {
-                    take_neighbour(index, space, agent, candidate, prediction, &mut scan);
-                }
+            _ => NearestCut::ALL,
+        };
+        for candidate in candidates {
+            if cut.admits(candidate.dist_sq, candidate.slot) {
+                take_neighbour(index, space, agent, candidate, prediction, &mut scan);
             }
         }
         scan
     }
 
     /// The exact scan's first pass, without branches on the data: every candidate is written
-    /// to the buffer and kept (by advancing the count) only if it is in range, so the
-    /// unpredictable radius test costs no mispredicted jumps. In blocks, so that the scan stops
-    /// soon after `cap` allows no more (see [`CANDIDATES_PER_NEIGHBOUR`]) even when one cell
-    /// holds everyone. Returns how many were kept.
+    /// to the buffer and kept (by advancing the count) only if it is in range and in view, so
+    /// the unpredictable tests cost no mispredicted jumps. In blocks, so that the scan stops
+    /// soon after `cap` allows no more (see [`scan_budget`]) even when one cell holds
+    /// everyone. Returns how many were kept.
     fn collect_in_range(&mut self, cap: Option<usize>) -> usize {
-        let budget = cap.map_or(usize::MAX, |k| {
-            k.saturating_mul(CANDIDATES_PER_NEIGHBOUR).max(64)
-        });
+        let budget = cap.map_or(usize::MAX, scan_budget);
         let (radius_sq, own) = (self.agent.params.neighbour_radius_sq, self.agent.slot);
+        let heading = self.agent.heading;
+        let view = self.agent.params.view.filter(|_| heading != Vec3::ZERO);
         let ScanBuffers {
             stencil,
             seam_stencil,
@@ -539,8 +628,9 @@ impl<'a> Neighbourhood<'a> {
                             slot: slot as u32,
                             offset,
                         };
+                        let seen = view.is_none_or(|view| view.sees(offset.dot(heading), dist_sq));
                         let in_range = dist_sq <= radius_sq;
-                        found += usize::from(in_range & (slot != own));
+                        found += usize::from(in_range & seen & (slot != own));
                     }
                     if found >= budget {
                         return found;
@@ -549,25 +639,6 @@ impl<'a> Neighbourhood<'a> {
             }
         }
         found
-    }
-
-    /// The first `found` candidates less those outside the field of view; returns how many are
-    /// left.
-    fn keep_in_view(&mut self, found: usize) -> usize {
-        let (view, heading) = (self.agent.params.view, self.agent.heading);
-        let Some(view) = view.filter(|_| heading != Vec3::ZERO) else {
-            return found;
-        };
-        let candidates = &mut self.buffers.candidates;
-        let mut visible = 0;
-        for k in 0..found {
-            let c = candidates[k];
-            if view.sees(c.offset.dot(heading), c.dist_sq) {
-                candidates[visible] = c;
-                visible += 1;
-            }
-        }
-        visible
     }
 }
 

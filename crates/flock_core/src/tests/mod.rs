@@ -2,6 +2,7 @@
 
 use glam::Vec3;
 
+use crate::neighbours::Scan;
 use crate::*;
 
 mod admission;
@@ -503,22 +504,10 @@ fn lane_scan_agrees_with_the_exact_scan() {
             // Not just close: the same bits.
             assert!(other == scans, "{simd:?} differs from the portable lanes");
         }
-        let answered = scans.iter().filter(|(lanes, _)| lanes.is_some()).count();
-        assert_eq!(answered, scans.len(), "{space:?} {field_of_view}");
-        let close = |a: Vec3, b: Vec3| (a - b).length() <= 1e-4 * (1.0 + b.length());
-        for (lanes, exact) in &scans {
-            let lanes = lanes.expect("answered");
-            let label = format!("{space:?} {field_of_view}: {lanes:?} vs {exact:?}");
-            assert!(exact.count > 0, "{label}");
-            assert_eq!(lanes.count, exact.count, "{label}");
-            assert_eq!(lanes.mates, exact.mates, "{label}");
-            assert_eq!(lanes.nearest_sq, exact.nearest_sq, "{label}");
-            assert!(close(lanes.separation, exact.separation), "{label}");
-            assert!(close(lanes.velocity_sum, exact.velocity_sum), "{label}");
-            assert!(close(lanes.offset_sum, exact.offset_sum), "{label}");
-            // The same arithmetic on lanes and scalars: the same soonest collision.
-            assert_eq!(lanes.collision, exact.collision, "{label}");
-        }
+        let label = format!("{space:?} {field_of_view}");
+        assert!(scans.iter().all(|(_, exact)| exact.count > 0), "{label}");
+        let answered = assert_lanes_agree_with_exact(&scans, &label);
+        assert_eq!(answered, scans.len(), "{label}");
         let threatened = scans.iter().filter(|(_, exact)| exact.collision.is_some());
         assert!(
             threatened.count() * 10 > scans.len(),
@@ -527,9 +516,30 @@ fn lane_scan_agrees_with_the_exact_scan() {
     }
 }
 
+/// Asserts that every scan the lanes answered took in what the exact scan did: the same
+/// neighbours (counts and nearest distance), with sums that differ only by their order.
+/// Returns how many the lanes answered.
+fn assert_lanes_agree_with_exact(scans: &[(Option<Scan>, Scan)], label: &str) -> usize {
+    let close = |a: Vec3, b: Vec3| (a - b).length() <= 1e-4 * (1.0 + b.length());
+    let mut answered = 0;
+    for (lanes, exact) in scans {
+        let Some(lanes) = lanes else { continue };
+        answered += 1;
+        let label = format!("{label}: {lanes:?} vs {exact:?}");
+        assert_eq!(lanes.count, exact.count, "{label}");
+        assert_eq!(lanes.mates, exact.mates, "{label}");
+        assert_eq!(lanes.nearest_sq, exact.nearest_sq, "{label}");
+        assert!(close(lanes.separation, exact.separation), "{label}");
+        assert!(close(lanes.velocity_sum, exact.velocity_sum), "{label}");
+        assert!(close(lanes.offset_sum, exact.offset_sum), "{label}");
+        assert_eq!(lanes.collision, exact.collision, "{label}");
+    }
+    answered
+}
+
 #[test]
-fn lane_scan_hands_coincident_and_capped_agents_to_the_exact_scan() {
-    // All within one another's radius.
+fn lane_scan_hands_only_coincident_agents_to_the_exact_scan() {
+    // All within one another's radius, over the cap of 100.
     let mut positions = random_positions(300, 1.0, 23);
     positions[1] = positions[0];
     let params = FlockTuning {
@@ -541,8 +551,12 @@ fn lane_scan_hands_coincident_and_capped_agents_to_the_exact_scan() {
     };
     let mut crowd = crowd_with(Space::Volume, params, &positions, |_| Vec3::X);
     crowd.build_index();
-    // Everyone sees more than 100 neighbours, over the cap: no agent is answered by the lanes.
-    assert!(crowd.both_scans().iter().all(|(lanes, _)| lanes.is_none()));
+    let scans = crowd.both_scans();
+    assert!(scans.iter().all(|(_, exact)| exact.count == 100));
+    // Agents 0 and 1 sit on one point: only they need the exact scan. The lanes take in the
+    // same nearest 100 as the exact scan for every other agent.
+    assert!(scans[0].0.is_none() && scans[1].0.is_none());
+    assert_eq!(assert_lanes_agree_with_exact(&scans, "capped"), 298);
 
     let mut crowd = crowd_with(
         Space::Volume,
@@ -556,7 +570,6 @@ fn lane_scan_hands_coincident_and_capped_agents_to_the_exact_scan() {
         .iter()
         .filter(|(lanes, _)| lanes.is_none())
         .count();
-    // Agents 0 and 1 sit on one point: only they need the exact scan.
     assert_eq!(declined, 2);
 }
 
@@ -590,12 +603,148 @@ fn over_the_cap_the_lane_scan_shrinks_the_radius_to_a_step_that_fits() {
     let (lanes, exact) = scan_of_first(40);
     let lanes = lanes.expect("the lane scan answers");
     assert_eq!((lanes.count, exact.count), (30, 40));
-    // Cap 20: even 0.6 x 4 = 2.4 holds more (22 agents); the exact scan takes the nearest 20.
+    // Cap 20: even 0.6 x 4 = 2.4 holds more (22 agents); both scans take the nearest 20.
     let (lanes, exact) = scan_of_first(20);
-    assert!(lanes.is_none(), "{lanes:?}");
-    assert_eq!(exact.count, 20);
+    assert_eq!((lanes.expect("answers").count, exact.count), (20, 20));
+    assert_eq!(
+        assert_lanes_agree_with_exact(&[(lanes, exact)], "cap 20"),
+        1
+    );
     // Cap 60: all fit.
     assert_eq!(scan_of_first(60).0.expect("answers").count, 60);
+}
+
+/// Over the cap, both scans take in the nearest `max_neighbours` of those in range and in view:
+/// the same as sorting every other agent by distance, written out here.
+#[test]
+fn over_the_cap_both_scans_take_the_nearest() {
+    let cap = 6;
+    // Agent 0 at the origin among 50 others within 3 of it (inside its radius of 4, and
+    // within the scan budget of 64), 20 of them within 2.4, so that no shrunk radius holds
+    // only 6; and 40 further off, between 4.2 and 6.
+    let mut positions = vec![Vec3::ZERO];
+    let directions = random_positions(90, 1.0, 57);
+    for (k, d) in directions.iter().enumerate() {
+        let distance = if k < 50 {
+            0.2 + 2.8 * k as f32 / 50.0
+        } else {
+            4.2 + 1.8 * (k - 50) as f32 / 40.0
+        };
+        positions.push(d.normalize_or(Vec3::Y) * distance);
+    }
+    let velocity = |i: usize| Vec3::new(i as f32, 1.0, -(i as f32) * 0.5);
+    for field_of_view in [360.0, 200.0] {
+        let params = FlockTuning {
+            perception: Perception {
+                max_neighbours: Some(cap),
+                field_of_view,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let mut crowd = Crowd::new(Space::Volume);
+        let id = crowd.add_params(params);
+        for (i, &position) in positions.iter().enumerate() {
+            crowd.push(AgentInput {
+                position,
+                velocity: velocity(i),
+                // Agent 0 looks along +x.
+                heading: Vec3::X,
+                flock: (i % 2) as u32,
+                params: id,
+                target: None,
+            });
+        }
+        crowd.build_index();
+        let (lanes, exact) = crowd.both_scans()[0];
+        let label = format!("view {field_of_view}");
+        let lanes = lanes.expect("the lane scan answers");
+        assert_eq!(
+            assert_lanes_agree_with_exact(&[(Some(lanes), exact)], &label),
+            1
+        );
+
+        // Written out: every other agent in range and in view, sorted by distance.
+        let heading = crowd.heading(0);
+        let half = (field_of_view * 0.5_f32).to_radians();
+        let mut seen: Vec<usize> = (1..positions.len())
+            .filter(|&i| positions[i].length() <= 4.0)
+            .filter(|&i| positions[i].angle_between(heading) <= half)
+            .collect();
+        seen.sort_by(|&a, &b| positions[a].length().total_cmp(&positions[b].length()));
+        let nearest = &seen[..cap as usize];
+        assert!(seen.len() > 2 * cap as usize, "{label}: the cap must bind");
+        let mates: Vec<usize> = nearest.iter().copied().filter(|i| i % 2 == 0).collect();
+        assert_eq!(lanes.count, cap, "{label}");
+        assert_eq!(lanes.mates as usize, mates.len(), "{label}");
+        let nearest_sq = positions[nearest[0]].length_squared();
+        assert!((lanes.nearest_sq - nearest_sq).abs() <= 1e-5, "{label}");
+        let offsets: Vec3 = mates.iter().map(|&i| positions[i]).sum();
+        let velocities: Vec3 = mates.iter().map(|&i| velocity(i)).sum();
+        assert!(lanes.offset_sum.distance(offsets) <= 1e-4, "{label}");
+        assert!(lanes.velocity_sum.distance(velocities) <= 1e-3, "{label}");
+    }
+}
+
+/// A crowd packed far beyond the cap, across wrap seams, in view or not, in two flocks: every
+/// agent's lane scan takes in the same neighbours as its exact scan, on every form of lanes.
+#[test]
+fn packed_crowds_take_the_same_nearest_on_lanes_as_exactly() {
+    // Wider than two radii of 4, so that agents look across the seams.
+    let (lo, hi) = (Vec3::splat(-5.0), Vec3::splat(5.0));
+    for (space, field_of_view, n) in [
+        (Space::Volume, 360.0, 1_500),
+        (Space::Volume, 150.0, 1_500),
+        (Space::Planar, 360.0, 900),
+        (Space::Planar, 250.0, 900),
+    ] {
+        let params = FlockTuning {
+            weights: FlockWeights {
+                collision_avoidance: 1.0,
+                ..Default::default()
+            },
+            perception: Perception {
+                field_of_view,
+                max_neighbours: Some(12),
+                ..Default::default()
+            },
+            boundary: Boundary::Wrap { min: lo, max: hi },
+            ..Default::default()
+        };
+        let mut crowd = Crowd::new(space);
+        let id = crowd.add_params(params);
+        let positions = random_positions(n, 5.0, 77);
+        let velocities = random_positions(n, 3.0, 78);
+        for (i, (&position, &velocity)) in positions.iter().zip(&velocities).enumerate() {
+            crowd.push(AgentInput {
+                position,
+                velocity,
+                heading: Vec3::ZERO,
+                flock: (i % 2) as u32,
+                params: id,
+                target: None,
+            });
+        }
+        crowd.build_index();
+        let label = format!("{space:?} {field_of_view}");
+        let mut by_path = SimdPath::supported().into_iter().map(|simd| {
+            assert!(crowd.set_simd_path(simd));
+            crowd.both_scans()
+        });
+        let scans = by_path.next().expect("the portable path");
+        for other in by_path {
+            assert!(other == scans, "{label}: the forms of lanes differ");
+        }
+        assert_eq!(assert_lanes_agree_with_exact(&scans, &label), n, "{label}");
+        let counts: Vec<u32> = scans
+            .iter()
+            .map(|(_, e)| e.count)
+            .filter(|&c| c != 12)
+            .collect();
+        assert!(counts.is_empty(), "{label}: {counts:?}");
+        let threatened = scans.iter().filter(|(_, e)| e.collision.is_some()).count();
+        assert!(threatened * 4 > n, "{label}: few predicted collisions");
+    }
 }
 
 #[test]

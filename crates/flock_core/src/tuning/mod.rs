@@ -291,9 +291,9 @@ pub struct Perception {
     /// agent's neighbour radius shrinks to 0.85, 0.7 or 0.6 of itself, the largest that holds
     /// no more than this many (so a dense flock counts fewer, all nearer than the rest, at the
     /// cost of the usual scan); where even 0.6 holds too many, exactly this many nearest are
-    /// picked. To bound that work when agents pile up, the scan stops after four times this
-    /// many candidates in range (at least 64) and keeps the nearest of those. `None` counts
-    /// every neighbour.
+    /// picked (ties in distance go to the agent first in the grid's order). To bound that work
+    /// when agents pile up, the scan stops after four times this many candidates in range and
+    /// in view (at least 64) and keeps the nearest of those. `None` counts every neighbour.
     pub max_neighbours: Option<u32>,
     /// Two agents whose centres come closer than this collide (twice the agents' radius):
     /// see [`FlockWeights::collision_avoidance`].
