@@ -39,6 +39,8 @@
 //! dense crowd) in every avoidance mode and what the velocity-obstacle step costs, and prints
 //! its section of the report (see the `crowds` module); `-- --only crowd-cost` runs only what
 //! the step costs (with `--agents N`, at N agents only).
+//! `-- --only plugin --pause-ms 14` sleeps 14 ms before each timed plugin tick, as a game's frame
+//! at 60 Hz leaves the cores idle between ticks.
 //! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
 
 mod avoidance;
@@ -65,6 +67,13 @@ const NEIGHBOURS: f32 = 25.0;
 const RADIUS: f32 = 4.0;
 const SPEED: f32 = 3.0;
 const DT: f32 = 1.0 / 60.0;
+/// Ticks run before measuring.
+const WARM_UP_TICKS: usize = 2;
+/// How long the compute pool's threads are kept busy before a case's warm-up ticks. After a
+/// stretch on one thread (a case measured on one, or the trees'), the first ticks on two pay
+/// for waking the idle core: on the shared cloud machine, the plugin at 10,000 agents took
+/// about 3.7 ms a tick for some 15 ticks, then 2.1.
+const WARM_UP_TIME: Duration = Duration::from_millis(200);
 /// The speed issue's targets (must, target, stretch): the plugin tick in ms at 10k and 100k
 /// agents (3D, 2 threads).
 const TICK_TARGETS: [(usize, [f64; 3]); 2] =
@@ -98,6 +107,10 @@ fn main() {
     // `--only METHOD`, `--agents N` and `--space 3d|2d` narrow the run (e.g. to profile one
     // case); the report is then not written.
     let only = value_of("--only");
+    // `--pause-ms N` sleeps before each timed plugin tick, as a game's frame leaves the cores
+    // idle between ticks.
+    let pause =
+        Duration::from_millis(value_of("--pause-ms").map_or(0, |ms| ms.parse().unwrap_or(0)));
     let agents: Option<usize> = value_of("--agents").and_then(|n| n.parse().ok());
     let only_space = value_of("--space");
     let narrowed = only.is_some() || agents.is_some() || only_space.is_some();
@@ -195,7 +208,7 @@ fn main() {
                     if wanted(Method::Plugin) {
                         measure(
                             Method::Plugin,
-                            Some(bench_plugin(&workload, threads, cores, ticks)),
+                            Some(bench_plugin(&workload, threads, cores, ticks, pause)),
                         );
                     }
                     // Bevy's pools give the thread count; measured once per size.
@@ -474,13 +487,35 @@ fn dims(space: Space) -> u8 {
     }
 }
 
-/// Runs `tick` for a few warm-up ticks and then `ticks` measured ones; returns the times.
-fn time_ticks(ticks: usize, mut tick: impl FnMut()) -> Vec<Duration> {
-    for _ in 0..2 {
+/// Keeps the compute pool's threads waking and sleeping for [`WARM_UP_TIME`], as ticks do,
+/// without running a tick (which would move the workload on).
+fn wake_cores() {
+    let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+    let started = Instant::now();
+    while started.elapsed() < WARM_UP_TIME {
+        pool.scope(|scope| {
+            for _ in 0..pool.thread_num() * 4 {
+                scope.spawn(async {
+                    let spin = Instant::now();
+                    while spin.elapsed() < Duration::from_micros(20) {
+                        core::hint::spin_loop();
+                    }
+                });
+            }
+        });
+    }
+}
+
+/// Runs `tick` after the cores are woken (see [`wake_cores`]) for a few warm-up ticks and then `ticks` measured ones,
+/// each after `pause`; returns the times.
+fn time_ticks(ticks: usize, pause: Duration, mut tick: impl FnMut()) -> Vec<Duration> {
+    wake_cores();
+    for _ in 0..WARM_UP_TICKS {
         tick();
     }
     (0..ticks)
         .map(|_| {
+            std::thread::sleep(pause);
             let started = Instant::now();
             tick();
             started.elapsed()
@@ -547,7 +582,15 @@ fn plugin_app(space: Space, cores: usize) -> App {
     app
 }
 
-fn bench_plugin(workload: &Workload, threads: usize, cores: usize, ticks: usize) -> Row {
+/// The plugin tick, on `threads` of the compute pool's `cores` threads, each tick after
+/// `pause` (untimed).
+fn bench_plugin(
+    workload: &Workload,
+    threads: usize,
+    cores: usize,
+    ticks: usize,
+    pause: Duration,
+) -> Row {
     let mut app = plugin_app(workload.space, cores);
     if threads == 1 {
         // Otherwise the plugin's default split, as a game gets it.
@@ -559,7 +602,7 @@ fn bench_plugin(workload: &Workload, threads: usize, cores: usize, ticks: usize)
     app.finish();
     app.cleanup();
 
-    let times = time_ticks(ticks, || app.update());
+    let times = time_ticks(ticks, pause, || app.update());
     let neighbours = app.world().resource::<FlockMetrics>().mean_neighbours;
     let candidates = app
         .world()
@@ -592,7 +635,7 @@ fn bench_plugin_default_pool(workload: &Workload, ticks: usize, in_process: bool
         workload.spawn_agents(&mut app);
         app.finish();
         app.cleanup();
-        let times = time_ticks(ticks, || app.update());
+        let times = time_ticks(ticks, Duration::ZERO, || app.update());
         let threads = ComputeTaskPool::get().thread_num();
         let neighbours = app.world().resource::<FlockMetrics>().mean_neighbours;
         let candidates = app
@@ -696,7 +739,7 @@ fn bench_kernel(workload: &Workload, threads: usize, ticks: usize, simd: SimdPat
     if threads > 1 {
         crowd.set_executor(PoolParts(threads));
     }
-    let times = time_ticks(ticks, || crowd.step(DT));
+    let times = time_ticks(ticks, Duration::ZERO, || crowd.step(DT));
     let neighbours = crowd.metrics().mean_neighbours;
     let candidates = crowd.candidates_per_agent();
     let method = if simd == SimdPath::detect() {
@@ -746,7 +789,7 @@ fn bench_search(
     mut tick: impl FnMut() -> usize,
 ) -> Row {
     let mut found = 0;
-    let times = time_ticks(ticks, || found = tick());
+    let times = time_ticks(ticks, Duration::ZERO, || found = tick());
     let neighbours = found as f32 / workload.len() as f32;
     row(method, workload, threads, times, neighbours, candidates)
 }
@@ -908,13 +951,16 @@ fn report(rows: &[Row], targets: &str, ticks: usize, rounds: usize) -> String {
         .unwrap_or_else(|| "unknown CPU".to_owned());
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let simd = SimdPath::detect();
+    let warm_up_ms = WARM_UP_TIME.as_millis();
     let _ = writeln!(
         out,
         "# Benchmarks\n\nWritten by `cargo run --release -p flock_bench` on {cpu}, {cores} cores, \
          default compile target; the neighbour scan ran on the `{simd:?}` path, chosen at run \
          time (`kernel-portable` forces the portable one). Median tick time (with the 10th and 90th percentiles) over \
-         {rounds} rounds of {ticks} ticks after 2 warm-up ticks; the rounds sweep every case in \
-         turn, so that a slow spell of the shared machine lands on every method.\n\n\
+         {rounds} rounds of {ticks} ticks after {WARM_UP_TICKS} warm-up ticks, the compute \
+         pool's threads first kept waking for {warm_up_ms} ms (a core left idle is slow to wake \
+         for the first ticks); the rounds sweep every case in turn, so that a slow spell of the \
+         shared machine lands on every method.\n\n\
          **Workload**: N agents uniform in a cube (square in 2D) sized for about {NEIGHBOURS} \
          neighbours within radius {RADIUS}, random headings at speed {SPEED}, the default rules; \
          every method starts from the same seeded positions. `plugin` is the \
