@@ -608,9 +608,9 @@ impl<V: Wide, T: Collisions<V>> LaneScan<V, T> {
     }
 
     /// Adds the neighbours of `centre` in the slot `ranges` that `admit` lets in, and offers
-    /// them to `nearest`. Returns `false`, leaving the sums partial, as
-    /// soon as more than `cap` neighbours are found (checked every [`SCAN_BLOCK`] candidates,
-    /// so that the work stays bounded when one cell holds everyone).
+    /// them to `nearest`. Returns `false`, leaving the sums partial, as soon as more than `cap`
+    /// neighbours are found (checked every [`SCAN_BLOCK`] candidates, so that the work stays
+    /// bounded when one cell holds everyone).
     #[inline(always)]
     pub(crate) fn add(
         &mut self,

@@ -447,6 +447,20 @@ impl<'a> Neighbourhood<'a> {
             .map(|(radius_sq, _)| radius_sq)
     }
 
+    /// An empty lane scan for the agent, taking in what `probe` does.
+    #[inline(always)]
+    fn lane_scan<V: Wide, T: Collisions<V>>(&self, probe: Probe, collisions: T) -> LaneScan<V, T> {
+        let (agent, lanes) = (self.agent, &self.index.lanes);
+        LaneScan::new(
+            probe,
+            agent.slot,
+            agent.params.separation_radius_sq,
+            agent.params.unit_separation,
+            lanes.flock_key(agent.slot),
+            collisions,
+        )
+    }
+
     /// The lane sums of what `probe` takes in, offering the neighbours to `nearest`, or `None`
     /// as soon as they hold more than `cap` neighbours.
     #[inline(always)]
@@ -459,14 +473,7 @@ impl<'a> Neighbourhood<'a> {
     ) -> Option<LaneScan<V, T>> {
         let (index, agent) = (self.index, self.agent);
         let lanes = &index.lanes;
-        let mut scan = LaneScan::new(
-            probe,
-            agent.slot,
-            agent.params.separation_radius_sq,
-            agent.params.unit_separation,
-            lanes.flock_key(agent.slot),
-            collisions,
-        );
+        let mut scan = self.lane_scan(probe, collisions);
         for k in 0..self.images.len {
             let shift = self.images.shifts[k];
             let ranges = self.ranges(shift);
@@ -495,6 +502,7 @@ impl<'a> Neighbourhood<'a> {
         let (index, space, agent) = (self.index, self.space, self.agent);
         let lanes = &index.lanes;
         let budget = scan_budget(cap);
+        let mut scan = self.lane_scan(probe, collisions);
         let ScanBuffers {
             stencil,
             seam_stencil,
@@ -523,14 +531,6 @@ impl<'a> Neighbourhood<'a> {
             0 => return Some(Scan::new()),
             _ => NearestCut::of_rank::<V>(taken, cap - 1, selection),
         };
-        let mut scan = LaneScan::new(
-            probe,
-            agent.slot,
-            agent.params.separation_radius_sq,
-            agent.params.unit_separation,
-            lanes.flock_key(agent.slot),
-            collisions,
-        );
         let images = reach.map_or(self.images.len, |(k, _, _)| k + 1);
         for k in 0..images {
             let shift = self.images.shifts[k];

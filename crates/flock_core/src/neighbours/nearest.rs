@@ -140,6 +140,28 @@ impl KeepNearest for () {
     }
 }
 
+/// Appends the candidates `keep` selects of the group starting at slot `first`, at squared
+/// distances `dist_sq`, to the `len` already in `distances` and `slots`, with no branch on which
+/// lanes they are: both need room for [`WIDTH`] more.
+#[inline(always)]
+fn append_group<V: Wide>(
+    keep: V::Mask,
+    first: usize,
+    dist_sq: V,
+    distances: &mut [f32],
+    slots: &mut [u32],
+    len: &mut usize,
+) {
+    let (bits, at) = (V::bitmask(keep), *len);
+    dist_sq.compress_store(
+        bits,
+        first as u32,
+        (&mut distances[at..at + WIDTH]).try_into().unwrap(),
+        (&mut slots[at..at + WIDTH]).try_into().unwrap(),
+    );
+    *len += bits.count_ones() as usize;
+}
+
 /// Room for this many candidates in a [`NearestBuffer`] before it keeps only the nearest.
 const BUFFERED: usize = 32;
 
@@ -199,15 +221,15 @@ impl KeepNearest for NearestBuffer {
 
     #[inline(always)]
     fn offer_group<V: Wide>(&mut self, first: usize, keep: V::Mask, dist_sq: V) {
-        let bits = V::bitmask(keep & dist_sq.cmple(V::splat(self.ceiling_sq)));
-        let at = self.len;
-        dist_sq.compress_store(
-            bits,
-            first as u32,
-            (&mut self.dist_sq[at..at + WIDTH]).try_into().unwrap(),
-            (&mut self.slots[at..at + WIDTH]).try_into().unwrap(),
+        let keep = keep & dist_sq.cmple(V::splat(self.ceiling_sq));
+        append_group(
+            keep,
+            first,
+            dist_sq,
+            &mut self.dist_sq,
+            &mut self.slots,
+            &mut self.len,
         );
-        self.len += bits.count_ones() as usize;
         if self.len > BUFFERED {
             self.keep_nearest();
         }
@@ -267,14 +289,14 @@ impl TakenIn {
     /// squared distances `dist_sq`, with no branch on which lanes they are.
     #[inline(always)]
     pub(crate) fn push_group<V: Wide>(&mut self, first: usize, keep: V::Mask, dist_sq: V) {
-        let (bits, at) = (V::bitmask(keep), self.len);
-        dist_sq.compress_store(
-            bits,
-            first as u32,
-            (&mut self.dist_sq[at..at + WIDTH]).try_into().unwrap(),
-            (&mut self.slots[at..at + WIDTH]).try_into().unwrap(),
+        append_group(
+            keep,
+            first,
+            dist_sq,
+            &mut self.dist_sq,
+            &mut self.slots,
+            &mut self.len,
         );
-        self.len += bits.count_ones() as usize;
     }
 
     /// Appends one at `dist_sq` in `slot`.

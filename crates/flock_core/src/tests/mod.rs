@@ -573,20 +573,26 @@ fn lane_scan_hands_only_coincident_agents_to_the_exact_scan() {
     assert_eq!(declined, 2);
 }
 
+/// Agent 0 at the origin and, in random directions (from `seed`), each shell's `count` agents
+/// spread evenly from `nearest` to `nearest + span` away.
+fn agent_among_shells(shells: [(usize, f32, f32); 2], seed: u32) -> Vec<Vec3> {
+    let total = shells.iter().map(|&(count, ..)| count).sum();
+    let mut directions = random_positions(total, 1.0, seed).into_iter();
+    let mut positions = vec![Vec3::ZERO];
+    for (count, nearest, span) in shells {
+        for (k, d) in (0..count).zip(&mut directions) {
+            let distance = nearest + span * k as f32 / count as f32;
+            positions.push(d.normalize_or(Vec3::X) * distance);
+        }
+    }
+    positions
+}
+
 #[test]
 fn over_the_cap_the_lane_scan_shrinks_the_radius_to_a_step_that_fits() {
     // Agent 0 at the origin; 30 agents between 1 and 3 away (inside 0.85 of radius 4) and 30
     // between 3.5 and 3.95 away (outside it), in random directions.
-    let mut positions = vec![Vec3::ZERO];
-    let directions = random_positions(60, 1.0, 41);
-    for (k, d) in directions.iter().enumerate() {
-        let distance = if k < 30 {
-            1.0 + 2.0 * k as f32 / 30.0
-        } else {
-            3.5 + 0.45 * (k - 30) as f32 / 30.0
-        };
-        positions.push(d.normalize_or(Vec3::X) * distance);
-    }
+    let positions = agent_among_shells([(30, 1.0, 2.0), (30, 3.5, 0.45)], 41);
     let scan_of_first = |cap: u32| {
         let params = FlockTuning {
             perception: Perception {
@@ -622,16 +628,7 @@ fn over_the_cap_both_scans_take_the_nearest() {
     // Agent 0 at the origin among 50 others within 3 of it (inside its radius of 4, and
     // within the scan budget of 64), 20 of them within 2.4, so that no shrunk radius holds
     // only 6; and 40 further off, between 4.2 and 6.
-    let mut positions = vec![Vec3::ZERO];
-    let directions = random_positions(90, 1.0, 57);
-    for (k, d) in directions.iter().enumerate() {
-        let distance = if k < 50 {
-            0.2 + 2.8 * k as f32 / 50.0
-        } else {
-            4.2 + 1.8 * (k - 50) as f32 / 40.0
-        };
-        positions.push(d.normalize_or(Vec3::Y) * distance);
-    }
+    let positions = agent_among_shells([(50, 0.2, 2.8), (40, 4.2, 1.8)], 57);
     let velocity = |i: usize| Vec3::new(i as f32, 1.0, -(i as f32) * 0.5);
     for field_of_view in [360.0, 200.0] {
         let params = FlockTuning {
