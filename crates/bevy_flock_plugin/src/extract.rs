@@ -9,8 +9,8 @@ use bevy::prelude::*;
 use flock_core::{AgentInput, Correction, Leader, NewAgent, ParamsId, Space, Threat, Value};
 
 use crate::diagnostics::Reporter;
+use crate::executor::TaskPoolExecutor;
 use crate::simulation::{FlockEntry, FlockSimulation};
-use crate::step::TaskPoolExecutor;
 use crate::{
     Agent, Boundary, DefaultFlock, DetailFocus, Flock, FlockTuning, FlockWeights, FlockingConfig,
     FollowLeader, InFlock, LeaderLost, Perception, Predator, SteeringLimits, SteeringState, Target,
@@ -38,10 +38,11 @@ pub(crate) fn extract_flocks(
     let started = Instant::now();
     let sim = &mut *sim;
     sim.clear();
+    let executor = TaskPoolExecutor::new(&config, Some(&sim.main_thread));
     let crowd = sim.crowd_mut();
     crowd.set_space(config.space);
     crowd.set_seed(config.seed);
-    crowd.set_executor(TaskPoolExecutor::new(&config));
+    crowd.set_executor(executor);
     let focus = focus.iter().next().map(GlobalTransform::translation);
     crowd.set_level_of_detail(
         config.level_of_detail.filter(|_| focus.is_some()),

@@ -7,6 +7,7 @@
 pub mod backend;
 mod components;
 pub mod diagnostics;
+mod executor;
 mod extract;
 mod flow;
 #[cfg(feature = "bevy_gizmos")]

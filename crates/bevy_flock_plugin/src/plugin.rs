@@ -215,15 +215,18 @@ pub struct FlockingConfig {
     /// Whether the plugin turns agents to face their velocity.
     pub orient_to_velocity: bool,
     /// Agents per task of the parallel passes (gathering into cell order, forces, avoidance,
-    /// integration) on Bevy's compute task pool, or `None` (the default) to split each pass
-    /// into a task per thread of the pool, of at least 128 agents (a crowd of up to 128 is one
-    /// task, run on the calling thread, where spreading the work would cost more than it
-    /// saves) and at most 1,024. `Some(usize::MAX)` runs every pass as one task. The result is
-    /// the same for any value.
+    /// integration, the copy back) on Bevy's compute task pool, or `None` (the default) to
+    /// split each pass into a task per thread of the pool, of at least 128 agents (a crowd of
+    /// up to 128 is one task, run on the calling thread, where spreading the work would cost
+    /// more than it saves) and at most 1,024. `Some(usize::MAX)` runs every pass as one task.
+    /// The result is the same for any value.
     ///
     /// The chunks run on Bevy's compute task pool, whose size `TaskPoolPlugin` sets: its
-    /// default split leaves the compute pool a single thread on a 2-core machine, where this
-    /// pass then gains nothing; from 4 cores on it has several.
+    /// default split leaves the compute pool a single thread on a 2-core machine, and two on
+    /// four cores. Where the pool has fewer threads than the machine has cores, the main
+    /// thread, which otherwise waits while the schedule's systems run on the pool, takes
+    /// tasks too (with the plugin's default `multi_threaded` feature): Bevy's default pools
+    /// on two cores then run a pass on both.
     pub parallel_chunk_size: Option<usize>,
     /// How agents look ahead for obstacles.
     pub avoidance: ObstacleAvoidance,

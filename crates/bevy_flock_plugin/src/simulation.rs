@@ -7,6 +7,8 @@ use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 use flock_core::{Crowd, FlockTuning, ParamsId, Shape, Space};
 
+use crate::executor::MainThread;
+
 #[cfg(doc)]
 use crate::{Combatant, FlockWeights, FlockingSystems, FlowField, PotentialField};
 
@@ -32,6 +34,8 @@ pub struct FlockSimulation {
     pub(crate) step_time: Duration,
     /// Agents that steered around an obstacle this tick.
     pub(crate) avoiding: usize,
+    /// The thread the simulation was made on, the app's, which runs its schedules.
+    pub(crate) main_thread: MainThread,
 }
 
 /// An agent found by a spatial query of [`FlockSimulation`].
@@ -54,6 +58,7 @@ impl FlockSimulation {
             shapes: Vec::new(),
             step_time: Duration::ZERO,
             avoiding: 0,
+            main_thread: MainThread::current(),
         }
     }
 

@@ -2,65 +2,19 @@
 
 use std::sync::Mutex;
 
+use bevy::ecs::change_detection::{ContiguousMut, Tick};
+use bevy::ecs::query::QueryData;
 use bevy::ecs::system::StaticSystemParam;
 use bevy::math::ops;
 use bevy::platform::collections::HashSet;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use bevy::tasks::{ComputeTaskPool, TaskPool};
-use flock_core::{ChunkExecutor, Space};
+use flock_core::{ChunkExecutor, Serial, Space, for_each_part};
 
 use crate::backend::ObstacleBackend;
+use crate::executor::TaskPoolExecutor;
 use crate::simulation::FlockSimulation;
 use crate::{Agent, AgentStuck, FlockingConfig, SteeringState, Target, TargetReached, Velocity};
-
-/// Runs the crowd's per-agent passes in chunks on Bevy's compute task pool.
-pub(crate) struct TaskPoolExecutor {
-    chunk_size: Option<usize>,
-}
-
-/// The fewest agents a task is given when a pass is split a task per thread of the pool: for
-/// fewer, waking a thread costs about what its share of the work saves.
-const MIN_TASK_AGENTS: usize = 128;
-/// The most agents a task is given when a pass is split a task per thread of the pool, the
-/// fixed chunk size before the split adapted: at 10,000 and 100,000 agents on 2 threads, tasks
-/// of this size measured the same as one per thread, and smaller ones (256) slower.
-const MAX_TASK_AGENTS: usize = 1024;
-
-impl TaskPoolExecutor {
-    /// Chunks of [`FlockingConfig::parallel_chunk_size`] agents.
-    pub(crate) fn new(config: &FlockingConfig) -> Self {
-        Self {
-            chunk_size: config.parallel_chunk_size,
-        }
-    }
-}
-
-impl ChunkExecutor for TaskPoolExecutor {
-    /// The chunk size if set; else a task per thread of the compute pool, of
-    /// [`MIN_TASK_AGENTS`] to [`MAX_TASK_AGENTS`]: a crowd of 1,024 (RTS units, whose obstacle
-    /// casts make each agent costly) is shared among the threads too.
-    fn chunk_len(&self, len: usize) -> usize {
-        let size = self.chunk_size.unwrap_or_else(|| {
-            let threads = ComputeTaskPool::get_or_init(TaskPool::default).thread_num();
-            len.div_ceil(threads.max(1))
-                .clamp(MIN_TASK_AGENTS, MAX_TASK_AGENTS)
-        });
-        size.max(1)
-    }
-
-    fn run(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) {
-        if tasks <= 1 {
-            (0..tasks).for_each(task);
-            return;
-        }
-        ComputeTaskPool::get_or_init(TaskPool::default).scope(|scope| {
-            for k in 0..tasks {
-                scope.spawn(async move { task(k) });
-            }
-        });
-    }
-}
 
 /// Ends the neighbour lookup: the obstacles gathered this tick and
 /// [`FlockingConfig::avoidance`] (its corrections reported once per field) handed to the
@@ -107,14 +61,16 @@ pub(crate) fn avoid_obstacles<B: ObstacleBackend>(
 }
 
 /// The agents that integration moves, and their targets (whose changes restart the count of
-/// progress toward them).
-type Moved = (
-    Entity,
-    &'static mut Transform,
-    &'static mut Velocity,
-    &'static mut SteeringState,
-    Ref<'static, Target>,
-);
+/// progress toward them), written back table by table.
+#[derive(QueryData)]
+#[query_data(mutable, contiguous(mutable))]
+pub(crate) struct Moved {
+    entity: Entity,
+    transform: &'static mut Transform,
+    velocity: &'static mut Velocity,
+    state: &'static mut SteeringState,
+    target: Ref<'static, Target>,
+}
 
 /// Integration, kept out of the built-in obstacles and backend `B`'s, by this tick's time (cut
 /// to [`FlockingConfig::max_timestep`], with one warning), then the moved agents written back
@@ -154,6 +110,10 @@ pub(crate) fn integrate<B: ObstacleBackend>(
 /// [`FlockingConfig::orient_to_velocity`]), [`Velocity`] and [`SteeringState`] back, in
 /// parallel, after a tick of `dt` seconds, and triggers [`TargetReached`] for those that
 /// arrived and [`AgentStuck`] for those that stalled, in entity order.
+///
+/// The agents are written table by table: a table whose entities are, in order, a run of the
+/// crowd's (as the copy in left them, unless a table changed since) is written row by row beside
+/// that run, with no lookup by entity; the agents of any other table are looked up one at a time.
 fn write_back(
     sim: &mut FlockSimulation,
     config: &FlockingConfig,
@@ -162,49 +122,68 @@ fn write_back(
     mut commands: Commands,
 ) {
     let started = Instant::now();
-    let (orient, space) = (config.orient_to_velocity, config.space);
-    let patience = config.stuck_after.map(|d| d.as_secs_f32());
-    let sim_ref = &*sim;
-    let arrivals = Mutex::new(Vec::new());
-    let stalls = Mutex::new(Vec::new());
-    agents
-        .par_iter_mut()
-        .for_each(|(entity, mut transform, mut velocity, mut state, goal)| {
-            let Some(i) = sim_ref.index_of(entity) else {
-                return;
-            };
-            let crowd = sim_ref.crowd();
-            let (position, heading) = (crowd.position(i), crowd.heading(i));
-            transform.translation = position;
-            velocity.0 = crowd.velocity(i);
-            let at_target = arrived(sim_ref, i, state.at_target, || {
-                let mut arrivals = arrivals.lock().unwrap_or_else(|e| e.into_inner());
-                arrivals.push(entity);
-            });
-            let mut progress = state.progress;
-            if goal.is_changed() {
-                progress.reset();
-            }
-            match (crowd.target(i), patience) {
-                (Some(target), Some(patience)) if !at_target => {
-                    let distance = position.distance(target);
-                    let step = crowd.params_of(i).limits.reach_radius;
-                    if progress.update(distance, step, dt, patience) {
-                        let mut stalls = stalls.lock().unwrap_or_else(|e| e.into_inner());
-                        stalls.push((entity, target, distance));
-                    }
-                }
-                _ => progress.reset(),
-            }
-            *state = SteeringState::new(heading, position, crowd.memory(i), at_target, progress);
-            if orient && heading != Vec3::ZERO {
-                transform.rotation = match space {
-                    Space::Volume => facing(heading),
-                    Space::Planar => Quat::from_rotation_z(ops::atan2(heading.y, heading.x)),
-                };
-            }
-        });
-    let mut arrivals = arrivals.into_inner().unwrap_or_else(|e| e.into_inner());
+    let out = WriteBack {
+        sim: &*sim,
+        orient: config.orient_to_velocity,
+        space: config.space,
+        patience: config.stuck_after.map(|d| d.as_secs_f32()),
+        dt,
+        arrivals: Mutex::new(Vec::new()),
+        stalls: Mutex::new(Vec::new()),
+    };
+    let mut strays = Vec::new();
+    let executor = TaskPoolExecutor::new(config, Some(&sim.main_thread));
+    let chunk_len = executor.chunk_len(out.sim.entities().len());
+    let mut parts = Vec::new();
+    let tables = agents
+        .contiguous_iter_mut()
+        .expect("the moved agents' components are all stored in tables, so their query is dense");
+    for table in tables {
+        match crowd_run(out.sim, table.entity) {
+            Some(first) => Rows::split(table, first, chunk_len, &mut parts),
+            None => strays.extend_from_slice(table.entity),
+        }
+    }
+    // A crowd of one chunk is written on this thread, however many tables it spans.
+    let executor: &dyn ChunkExecutor = if out.sim.entities().len() > chunk_len {
+        &executor
+    } else {
+        &Serial
+    };
+    for_each_part(executor, parts, |_, rows| {
+        let (last_run, this_run) = rows.runs;
+        for (row, &entity) in rows.entities.iter().enumerate() {
+            out.agent(
+                rows.first + row,
+                entity,
+                Written {
+                    transform: &mut rows.transforms[row],
+                    velocity: &mut rows.velocities[row],
+                    state: &mut rows.states[row],
+                },
+                rows.goals_changed[row].is_newer_than(last_run, this_run),
+            );
+        }
+    });
+    for entity in strays {
+        let (Some(i), Ok(moved)) = (out.sim.index_of(entity), agents.get_mut(entity)) else {
+            continue;
+        };
+        let goal_changed = moved.target.is_changed();
+        let (mut transform, mut velocity, mut state) =
+            (moved.transform, moved.velocity, moved.state);
+        out.agent(
+            i,
+            entity,
+            Written {
+                transform: &mut transform,
+                velocity: &mut velocity,
+                state: &mut state,
+            },
+            goal_changed,
+        );
+    }
+    let mut arrivals = out.arrivals.into_inner().unwrap_or_else(|e| e.into_inner());
     // In a fixed order, whatever the threads did.
     arrivals.sort_unstable();
     for entity in arrivals {
@@ -212,7 +191,7 @@ fn write_back(
             commands.trigger(TargetReached { entity, target });
         }
     }
-    let mut stalls = stalls.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut stalls = out.stalls.into_inner().unwrap_or_else(|e| e.into_inner());
     stalls.sort_unstable_by_key(|&(entity, ..)| entity);
     for (entity, target, distance) in stalls {
         commands.trigger(AgentStuck {
@@ -222,6 +201,113 @@ fn write_back(
         });
     }
     sim.step_time += started.elapsed();
+}
+
+/// The first agent of the crowd's run `entities` are, in order, if they are one (as the copy in
+/// lays out each table, unless it changed since).
+fn crowd_run(sim: &FlockSimulation, entities: &[Entity]) -> Option<usize> {
+    let first = sim.index_of(*entities.first()?)?;
+    (sim.entities().get(first..first + entities.len()) == Some(entities)).then_some(first)
+}
+
+/// A run of a table's rows, agents `first..` of the crowd, for one task of the write-back.
+struct Rows<'w> {
+    first: usize,
+    entities: &'w [Entity],
+    transforms: &'w mut [Transform],
+    velocities: &'w mut [Velocity],
+    states: &'w mut [SteeringState],
+    /// When each row's [`Target`] last changed, and the system's last and this run.
+    goals_changed: &'w [Tick],
+    runs: (Tick, Tick),
+}
+
+impl<'w> Rows<'w> {
+    /// Splits `table`, agents `first..` of the crowd, into runs of `len` rows, every row marked
+    /// changed.
+    fn split(table: MovedContiguousItem<'w, '_>, first: usize, len: usize, into: &mut Vec<Self>) {
+        let (transforms, _) = ContiguousMut::split(table.transform);
+        let (velocities, _) = ContiguousMut::split(table.velocity);
+        let (states, _) = ContiguousMut::split(table.state);
+        let runs = (table.target.last_run_tick(), table.target.this_run_tick());
+        let runs_of_rows = table
+            .entity
+            .chunks(len)
+            .zip(transforms.chunks_mut(len))
+            .zip(velocities.chunks_mut(len))
+            .zip(states.chunks_mut(len))
+            .zip(table.target.changed_ticks_slice().chunks(len));
+        let mut first = first;
+        for ((((entities, transforms), velocities), states), goals_changed) in runs_of_rows {
+            into.push(Self {
+                first,
+                entities,
+                transforms,
+                velocities,
+                states,
+                goals_changed,
+                runs,
+            });
+            first += entities.len();
+        }
+    }
+}
+
+/// The components an agent's write-back sets.
+struct Written<'a> {
+    transform: &'a mut Transform,
+    velocity: &'a mut Velocity,
+    state: &'a mut SteeringState,
+}
+
+/// What the write-back of every agent reads, and the events it collects from any thread.
+struct WriteBack<'a> {
+    sim: &'a FlockSimulation,
+    orient: bool,
+    space: Space,
+    /// [`FlockingConfig::stuck_after`], in seconds.
+    patience: Option<f32>,
+    dt: f32,
+    arrivals: Mutex<Vec<Entity>>,
+    stalls: Mutex<Vec<(Entity, Vec3, f32)>>,
+}
+
+impl WriteBack<'_> {
+    /// Writes agent `i` of the crowd, `entity`, into `to`; `goal_changed` whether its
+    /// [`Target`] changed since the last tick, which restarts its count of progress.
+    #[inline]
+    fn agent(&self, i: usize, entity: Entity, to: Written, goal_changed: bool) {
+        let crowd = self.sim.crowd();
+        let (position, heading) = (crowd.position(i), crowd.heading(i));
+        to.transform.translation = position;
+        to.velocity.0 = crowd.velocity(i);
+        let at_target = arrived(self.sim, i, to.state.at_target, || {
+            let mut arrivals = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
+            arrivals.push(entity);
+        });
+        let mut progress = to.state.progress;
+        if goal_changed {
+            progress.reset();
+        }
+        match (crowd.target(i), self.patience) {
+            (Some(target), Some(patience)) if !at_target => {
+                let distance = position.distance(target);
+                let step = crowd.params_of(i).limits.reach_radius;
+                if progress.update(distance, step, self.dt, patience) {
+                    let mut stalls = self.stalls.lock().unwrap_or_else(|e| e.into_inner());
+                    stalls.push((entity, target, distance));
+                }
+            }
+            _ => progress.reset(),
+        }
+        *to.state = SteeringState::new(heading, position, crowd.memory(i), at_target, progress);
+        if self.orient && heading != Vec3::ZERO {
+            to.transform.rotation = match self.space {
+                Space::Volume => facing(heading),
+                Space::Planar => Quat::from_rotation_z(ops::atan2(heading.y, heading.x)),
+            };
+        }
+    }
 }
 
 /// The rotation that turns local `-Z` toward `heading`, `+Y` up: what

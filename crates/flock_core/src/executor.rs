@@ -52,7 +52,7 @@ impl ChunkExecutor for ScopedThreads {
 
 /// Calls `work(k, part)` once for each of `parts`, `k` its place in the list, on the executor's
 /// threads. Parts the executor did not run (it should run them all) are run on this thread.
-pub(crate) fn for_each_part<P: Send>(
+pub fn for_each_part<P: Send>(
     executor: &dyn ChunkExecutor,
     parts: Vec<P>,
     work: impl Fn(usize, P) + Sync,

@@ -58,7 +58,7 @@ pub use admission::NewAgent;
 pub use agents::{AgentInput, AgentMemory, ParamsId};
 pub use crowd::Crowd;
 pub use detail::LevelOfDetail;
-pub use executor::{ChunkExecutor, ScopedThreads, Serial};
+pub use executor::{ChunkExecutor, ScopedThreads, Serial, for_each_part};
 pub use glam;
 pub use metrics::Metrics;
 pub use neighbours::grid::UniformGrid;
