@@ -211,6 +211,13 @@ fn main() {
                             Some(bench_plugin(&workload, threads, cores, ticks, pause)),
                         );
                     }
+                    // The same app without the plugin, on the same pool: once per size.
+                    if wanted(Method::BareApp) && threads == 2 && space == Space::Volume {
+                        measure(
+                            Method::BareApp,
+                            Some(bench_bare_app(&workload, threads, cores, ticks, pause)),
+                        );
+                    }
                     // Bevy's pools give the thread count; measured once per size.
                     if wanted(Method::PluginDefaultPool) && threads == 2 {
                         let row = bench_plugin_default_pool(&workload, ticks, only.is_some());
@@ -387,6 +394,8 @@ impl Workload {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Method {
     Plugin,
+    /// The plugin's app without the plugin: Bevy's own update.
+    BareApp,
     /// The plugin in an app with Bevy's default task pools (run in a child process, since the
     /// pools are global and the first app of a process sets them).
     PluginDefaultPool,
@@ -399,8 +408,9 @@ enum Method {
 }
 
 impl Method {
-    const ALL: [Method; 7] = [
+    const ALL: [Method; 8] = [
         Method::Plugin,
+        Method::BareApp,
         Method::PluginDefaultPool,
         Method::Kernel,
         Method::KernelPortable,
@@ -412,6 +422,7 @@ impl Method {
     fn name(self) -> &'static str {
         match self {
             Method::Plugin => "plugin",
+            Method::BareApp => "bevy-update",
             Method::PluginDefaultPool => "plugin-default-pool",
             Method::Kernel => "kernel",
             Method::KernelPortable => "kernel-portable",
@@ -559,7 +570,14 @@ fn flocking_plugins(space: Space) -> FlockingPlugins {
 /// A headless app with the plugin, its compute pool given every core, and one fixed tick per
 /// update.
 fn plugin_app(space: Space, cores: usize) -> App {
-    let plugin = flocking_plugins(space);
+    let mut app = headless_app(cores);
+    app.add_plugins(flocking_plugins(space));
+    app
+}
+
+/// A headless app, its compute pool given every core, and one fixed tick per update: the
+/// plugin's app without the plugin.
+fn headless_app(cores: usize) -> App {
     let mut app = App::new();
     // Bevy's default split of 2 cores leaves the compute pool 1 thread, on which the
     // systems themselves run; give it every core, as a game on a larger machine has.
@@ -577,9 +595,24 @@ fn plugin_app(space: Space, cores: usize) -> App {
         ..TaskPoolOptions::with_num_threads(cores + 2)
     };
     app.add_plugins(MinimalPlugins.set(TaskPoolPlugin { task_pool_options }))
-        .add_plugins(plugin)
         .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app
+}
+
+/// The update of [`bench_plugin`]'s app without the plugin and its agents: Bevy's own part of
+/// every plugin tick.
+fn bench_bare_app(
+    workload: &Workload,
+    threads: usize,
+    cores: usize,
+    ticks: usize,
+    pause: Duration,
+) -> Row {
+    let mut app = headless_app(cores);
+    app.finish();
+    app.cleanup();
+    let times = time_ticks(ticks, pause, || app.update());
+    row(Method::BareApp, workload, threads, times, 0.0, None)
 }
 
 /// The plugin tick, on `threads` of the compute pool's `cores` threads, each tick after
@@ -965,8 +998,10 @@ fn report(rows: &[Row], targets: &str, ticks: usize, rounds: usize) -> String {
          neighbours within radius {RADIUS}, random headings at speed {SPEED}, the default rules; \
          every method starts from the same seeded positions. `plugin` is the \
          whole `FlockingPlugins` tick in a headless Bevy app whose compute pool has a thread per \
-         core; `plugin-default-pool` the same with Bevy's default task pools, as a game gets \
-         them (its threads column is the compute pool's size); `kernel` is `Crowd` alone (grid, \
+         core; `bevy-update` the same app without the plugin or its agents (its `agents` \
+         column the size it stands beside), Bevy's own part of each plugin tick; \
+         `plugin-default-pool` the plugin with Bevy's default task pools, as a game gets them \
+         (its threads column is the compute pool's size); `kernel` is `Crowd` alone (grid, \
          forces, integration); `kd-tree` (0.6, what bevy_spatial wraps) and `kiddo` rebuild a \
          tree and run one within-radius query per agent; `brute` tests every pair. \
          *neighbours* is found per agent, *candidates* the distance tests per agent.\n"
@@ -984,17 +1019,24 @@ fn report(rows: &[Row], targets: &str, ticks: usize, rounds: usize) -> String {
                 .iter()
                 .filter(|r| r.method == method && r.space == space)
             {
+                // Bevy's update alone has no agents: its row gives the update's time only.
+                let (per_agent, neighbours) = if method == Method::BareApp {
+                    ("n/a".to_owned(), "n/a".to_owned())
+                } else {
+                    (
+                        format!("{:.0}", r.median.as_secs_f64() * 1e9 / r.agents as f64),
+                        format!("{:.1}", r.neighbours),
+                    )
+                };
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.0} | {:.1} | {} |",
+                    "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {per_agent} | {neighbours} | {} |",
                     method.name(),
                     r.agents,
                     r.threads,
                     Row::ms(r.median),
                     Row::ms(r.p10),
                     Row::ms(r.p90),
-                    r.median.as_secs_f64() * 1e9 / r.agents as f64,
-                    r.neighbours,
                     r.candidates.map_or("n/a".to_owned(), |c| format!("{c:.1}"))
                 );
             }
@@ -1004,7 +1046,7 @@ fn report(rows: &[Row], targets: &str, ticks: usize, rounds: usize) -> String {
 
     let _ = writeln!(
         out,
-        "## Derived figures (3D, 2 threads)\n\n| agents | plugin ms | kd-tree ms | kd-tree / plugin | ECS share of the plugin tick | plugin, default pools ms | kernel, portable scan / detected |\n|---:|---:|---:|---:|---:|---:|---:|"
+        "## Derived figures (3D, 2 threads)\n\n| agents | plugin ms | of which Bevy's update ms | kd-tree ms | kd-tree / plugin | ECS share of the plugin tick | plugin, default pools ms | kernel, portable scan / detected |\n|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     let sizes: Vec<usize> = {
         let mut s: Vec<usize> = rows.iter().map(|r| r.agents).collect();
@@ -1032,9 +1074,11 @@ fn report(rows: &[Row], targets: &str, ticks: usize, rounds: usize) -> String {
             let portable = get(Method::KernelPortable).map_or("n/a".to_owned(), |r| {
                 format!("{:.2}x", r.median.as_secs_f64() / k.median.as_secs_f64())
             });
+            let bare = get(Method::BareApp)
+                .map_or("n/a".to_owned(), |r| format!("{:.3}", Row::ms(r.median)));
             let _ = writeln!(
                 out,
-                "| {n} | {:.3} | {:.3} | {:.1}x | {:.0}% | {default_pool} | {portable} |",
+                "| {n} | {:.3} | {bare} | {:.3} | {:.1}x | {:.0}% | {default_pool} | {portable} |",
                 Row::ms(p.median),
                 Row::ms(t.median),
                 t.median.as_secs_f64() / p.median.as_secs_f64(),
@@ -1093,6 +1137,7 @@ fn plot(rows: &[Row], path: &str) {
         .expect("mesh");
     let colours = [
         RED,
+        RGBColor(128, 128, 128),
         RGBColor(230, 120, 0),
         BLUE,
         CYAN,
