@@ -120,3 +120,57 @@ impl ChunkExecutor for TaskPoolExecutor {
         });
     }
 }
+
+#[cfg(all(test, feature = "multi_threaded", not(target_arch = "wasm32")))]
+mod tests {
+    use std::sync::Mutex;
+    use std::thread;
+    use std::time::{Duration, Instant};
+
+    use bevy::tasks::TaskPoolBuilder;
+
+    use super::*;
+
+    /// A pass run from another thread, as a system's runs on a pool thread, while this thread
+    /// (whose executor the simulation keeps, as it keeps the app's thread's) runs what is spawned
+    /// on it: this thread takes tasks exactly where the pool leaves a core idle.
+    #[test]
+    fn the_app_thread_helps_only_where_the_pool_leaves_a_core_idle() {
+        let pool = ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(1).build());
+        let main = MainThread::current();
+        let executor = TaskPoolExecutor::new(&FlockingConfig::default(), Some(&main));
+        let ran = Mutex::new(Vec::new());
+        let work = |_| {
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_millis(1) {
+                std::hint::spin_loop();
+            }
+            ran.lock().unwrap().push(thread::current().id());
+        };
+        thread::scope(|scope| {
+            let pass = scope.spawn(|| executor.run(16, &work));
+            let ticker = main.executor.ticker().expect("this thread's executor");
+            while !pass.is_finished() {
+                ticker.try_tick();
+            }
+            pass.join().expect("the pass returns");
+        });
+        let ran = ran.into_inner().unwrap();
+        assert_eq!(ran.len(), 16, "every task runs once");
+        let here = thread::current().id();
+        let on_this_thread = ran.iter().filter(|&&id| id == here).count();
+        if pool.thread_num() < main.cores {
+            assert!(
+                on_this_thread > 0,
+                "a pool of {} threads on {} cores: this thread took none of 16 tasks",
+                pool.thread_num(),
+                main.cores
+            );
+        } else {
+            assert_eq!(
+                on_this_thread, 0,
+                "no core idle, yet this thread took tasks"
+            );
+        }
+    }
+}
