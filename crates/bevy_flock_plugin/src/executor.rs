@@ -66,15 +66,15 @@ pub(crate) struct TaskPoolExecutor {
         not(all(feature = "multi_threaded", not(target_arch = "wasm32"))),
         expect(dead_code, reason = "no pool to share with the main thread")
     )]
-    main_thread: Option<MainThread>,
+    main_thread: MainThread,
 }
 
 impl TaskPoolExecutor {
     /// Chunks of [`FlockingConfig::parallel_chunk_size`] agents, helped by `main_thread`.
-    pub(crate) fn new(config: &FlockingConfig, main_thread: Option<&MainThread>) -> Self {
+    pub(crate) fn new(config: &FlockingConfig, main_thread: &MainThread) -> Self {
         Self {
             chunk_size: config.parallel_chunk_size,
-            main_thread: main_thread.cloned(),
+            main_thread: main_thread.clone(),
         }
     }
 
@@ -83,7 +83,7 @@ impl TaskPoolExecutor {
     /// thread itself.
     #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
     fn idle_main_thread(&self, pool: &TaskPool) -> Option<&ThreadExecutor<'static>> {
-        let main = self.main_thread.as_ref()?;
+        let main = &self.main_thread;
         (pool.thread_num() < main.cores && main.executor.ticker().is_none())
             .then_some(&*main.executor)
     }
@@ -138,7 +138,7 @@ mod tests {
     fn the_app_thread_helps_only_where_the_pool_leaves_a_core_idle() {
         let pool = ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(1).build());
         let main = MainThread::current();
-        let executor = TaskPoolExecutor::new(&FlockingConfig::default(), Some(&main));
+        let executor = TaskPoolExecutor::new(&FlockingConfig::default(), &main);
         let ran = Mutex::new(Vec::new());
         let work = |_| {
             let started = Instant::now();

@@ -132,7 +132,7 @@ fn write_back(
         stalls: Mutex::new(Vec::new()),
     };
     let mut strays = Vec::new();
-    let executor = TaskPoolExecutor::new(config, Some(&sim.main_thread));
+    let executor = TaskPoolExecutor::new(config, &sim.main_thread);
     let chunk_len = executor.chunk_len(out.sim.entities().len());
     let mut parts = Vec::new();
     let tables = agents

@@ -31,7 +31,7 @@ pub(super) struct SharedPass {
 }
 
 // SAFETY: `work` points to a `Sync` closure, called only for claimed tasks while the pass that
-// owns it waits (see `SharedPass`); the rest is atomics and a mutex.
+// owns it waits (see `SharedPass`); the rest is atomics and mutexes.
 unsafe impl Send for SharedPass {}
 // SAFETY: as above.
 unsafe impl Sync for SharedPass {}
