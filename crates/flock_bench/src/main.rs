@@ -534,6 +534,13 @@ fn time_ticks(ticks: usize, pause: Duration, mut tick: impl FnMut()) -> Vec<Dura
         .collect()
 }
 
+/// Finishes `app` and times its updates (see [`time_ticks`]).
+fn time_updates(app: &mut App, ticks: usize, pause: Duration) -> Vec<Duration> {
+    app.finish();
+    app.cleanup();
+    time_ticks(ticks, pause, || app.update())
+}
+
 fn row(
     method: Method,
     workload: &Workload,
@@ -608,10 +615,7 @@ fn bench_bare_app(
     ticks: usize,
     pause: Duration,
 ) -> Row {
-    let mut app = headless_app(cores);
-    app.finish();
-    app.cleanup();
-    let times = time_ticks(ticks, pause, || app.update());
+    let times = time_updates(&mut headless_app(cores), ticks, pause);
     row(Method::BareApp, workload, threads, times, 0.0, None)
 }
 
@@ -632,10 +636,7 @@ fn bench_plugin(
             .parallel_chunk_size = Some(usize::MAX);
     }
     workload.spawn_agents(&mut app);
-    app.finish();
-    app.cleanup();
-
-    let times = time_ticks(ticks, pause, || app.update());
+    let times = time_updates(&mut app, ticks, pause);
     let neighbours = app.world().resource::<FlockMetrics>().mean_neighbours;
     let candidates = app
         .world()
@@ -666,9 +667,7 @@ fn bench_plugin_default_pool(workload: &Workload, ticks: usize, in_process: bool
             .add_plugins(flocking_plugins(workload.space))
             .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
         workload.spawn_agents(&mut app);
-        app.finish();
-        app.cleanup();
-        let times = time_ticks(ticks, Duration::ZERO, || app.update());
+        let times = time_updates(&mut app, ticks, Duration::ZERO);
         let threads = ComputeTaskPool::get().thread_num();
         let neighbours = app.world().resource::<FlockMetrics>().mean_neighbours;
         let candidates = app
