@@ -474,8 +474,9 @@ impl Row {
     }
 
     fn line(&self) -> String {
+        let (per_agent, neighbours) = self.per_agent();
         format!(
-            "{:>8} {:>2}D {:>7} agents {} thr: median {:8.3} ms (p10 {:.3}, p90 {:.3}), {:5.0} ns/agent, {:5.1} neighbours, {} candidates per agent",
+            "{:>8} {:>2}D {:>7} agents {} thr: median {:8.3} ms (p10 {:.3}, p90 {:.3}), {per_agent:>5} ns/agent, {neighbours:>5} neighbours, {} candidates per agent",
             self.method.name(),
             dims(self.space),
             self.agents,
@@ -483,10 +484,23 @@ impl Row {
             Self::ms(self.median),
             Self::ms(self.p10),
             Self::ms(self.p90),
-            self.median.as_secs_f64() * 1e9 / self.agents as f64,
-            self.neighbours,
             self.candidates
                 .map_or("n/a".to_owned(), |c| format!("{c:.1}")),
+        )
+    }
+
+    /// Nanoseconds of the median tick per agent, and neighbours per agent, as printed: `n/a`
+    /// for Bevy's update alone, which has no agents.
+    fn per_agent(&self) -> (String, String) {
+        if self.method == Method::BareApp {
+            return ("n/a".to_owned(), "n/a".to_owned());
+        }
+        (
+            format!(
+                "{:.0}",
+                self.median.as_secs_f64() * 1e9 / self.agents as f64
+            ),
+            format!("{:.1}", self.neighbours),
         )
     }
 }
@@ -1018,15 +1032,7 @@ fn report(rows: &[Row], targets: &str, ticks: usize, rounds: usize) -> String {
                 .iter()
                 .filter(|r| r.method == method && r.space == space)
             {
-                // Bevy's update alone has no agents: its row gives the update's time only.
-                let (per_agent, neighbours) = if method == Method::BareApp {
-                    ("n/a".to_owned(), "n/a".to_owned())
-                } else {
-                    (
-                        format!("{:.0}", r.median.as_secs_f64() * 1e9 / r.agents as f64),
-                        format!("{:.1}", r.neighbours),
-                    )
-                };
+                let (per_agent, neighbours) = r.per_agent();
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {per_agent} | {neighbours} | {} |",
