@@ -65,13 +65,13 @@ impl Crowd {
         if self.params.iter().any(|p| p.params.weights.wander != 0.0) {
             self.agents.extras.wanders_mut(n);
         }
+        // Every slot's result (and nearest, where kept) is written by the pass, in parallel:
+        // only the length is set here, not every entry (a serial fill of the whole buffer).
         let mut results = core::mem::take(&mut self.forces.results);
-        results.clear();
         results.resize(n, SlotResult::default());
         // Where the velocity-obstacle step follows, the scan keeps each agent's nearest
         // neighbours for it too, which saves the step a scan of its own.
         let mut nearest = core::mem::take(&mut self.velocity_step.nearest);
-        nearest.clear();
         let this = &*self;
         if self.keeps_nearest() {
             nearest.resize(n, None);
@@ -87,6 +87,7 @@ impl Crowd {
             for_each_chunk_mut(&*self.executor, &mut results, |first_slot, chunk| {
                 this.compute_slots(first_slot, chunk, None);
             });
+            nearest.clear();
         }
         self.forces.results = results;
         self.velocity_step.nearest = nearest;
@@ -107,6 +108,11 @@ impl Crowd {
         let mut buffers = ScanBuffers::default();
         for (k, result) in out.iter_mut().enumerate() {
             let agent = self.slot_agent(first_slot + k);
+            if let Some(nearest) = nearest.as_deref_mut() {
+                // None unless the scan below keeps them: not last tick's, whose slots are
+                // those of the index before.
+                nearest[k] = None;
+            }
             if let Some(force) = self.reused_force(&agent) {
                 *result = SlotResult {
                     force,
@@ -121,9 +127,7 @@ impl Crowd {
                 Some(nearest) if agent.params.velocity_obstacles != VelocityObstacles::Off => {
                     let ceiling_sq = (self.velocity_step.ceilings.get(agent.index))
                         .map_or(f32::INFINITY, |&c| c);
-                    let (scan, kept) = around.scan_keeping_nearest(ceiling_sq);
-                    nearest[k] = kept;
-                    scan
+                    around.scan_keeping_nearest(ceiling_sq, &mut nearest[k])
                 }
                 _ => around.scan(),
             };

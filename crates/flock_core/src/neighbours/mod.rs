@@ -305,20 +305,25 @@ impl<'a> Neighbourhood<'a> {
         }
     }
 
-    /// [`scan`](Self::scan), keeping the nearest neighbours within the radius as the
-    /// velocity-obstacle step takes them, where the lanes take in every one of them: for an
-    /// agent with a full field of view whose neighbours stay within its cap. Only those within
-    /// `ceiling_sq` (a squared distance) are offered, which saves most of the work where the
-    /// ceiling is near the farthest kept. `None` where they are not known: also where fewer
-    /// than [`MOST_AGENTS_AVOIDED`](crate::velocity_obstacles::MOST_AGENTS_AVOIDED) are within
-    /// a ceiling lower than the radius.
+    /// [`scan`](Self::scan), writing to `kept` (left as it is elsewhere, `None` for the
+    /// step) the nearest neighbours within the radius as the velocity-obstacle step takes
+    /// them, where the lanes take in every one of them: for an agent with a full field of view
+    /// whose neighbours stay within its cap. Only those within `ceiling_sq` (a squared
+    /// distance) are offered, which saves most of the work where the ceiling is near the
+    /// farthest kept. Not written where they are not known: also where fewer than
+    /// [`MOST_AGENTS_AVOIDED`](crate::velocity_obstacles::MOST_AGENTS_AVOIDED) are within a
+    /// ceiling lower than the radius.
     #[inline]
-    pub(crate) fn scan_keeping_nearest(&mut self, ceiling_sq: f32) -> (Scan, Option<NearestKeys>) {
+    pub(crate) fn scan_keeping_nearest(
+        &mut self,
+        ceiling_sq: f32,
+        kept: &mut Option<NearestKeys>,
+    ) -> Scan {
         if self.agent.params.view.is_some() {
-            return (self.scan(), None);
+            return self.scan();
         }
-        self.scan_lanes_keeping(&mut NearestBuffer::within(ceiling_sq))
-            .unwrap_or_else(|| (self.scan_exact(), None))
+        let scan = self.scan_lanes_keeping(&mut NearestBuffer::within(ceiling_sq, kept));
+        scan.unwrap_or_else(|| self.scan_exact())
     }
 
     /// The slot ranges to scan around the agent's image shifted by `shift` (see
@@ -340,16 +345,13 @@ impl<'a> Neighbourhood<'a> {
     /// more flocks than keys tell apart.
     #[inline]
     pub(crate) fn scan_lanes(&mut self) -> Option<Scan> {
-        self.scan_lanes_keeping(&mut ()).map(|(scan, _)| scan)
+        self.scan_lanes_keeping(&mut ())
     }
 
-    /// [`scan_lanes`](Self::scan_lanes), with what `nearest` kept of the nearest neighbours
-    /// where the scan took in every candidate within the whole radius.
+    /// [`scan_lanes`](Self::scan_lanes), offering the neighbours to `nearest`, and completing
+    /// it where the scan took in every candidate within the whole radius.
     #[inline]
-    fn scan_lanes_keeping<K: KeepNearest>(
-        &mut self,
-        nearest: &mut K,
-    ) -> Option<(Scan, Option<K::Kept>)> {
+    fn scan_lanes_keeping<K: KeepNearest>(&mut self, nearest: &mut K) -> Option<Scan> {
         if !self.index.lanes.keys_exact() {
             return None;
         }
@@ -362,10 +364,7 @@ impl<'a> Neighbourhood<'a> {
 
     /// [`scan_lanes_keeping`](Self::scan_lanes_keeping) on lanes of form `V`.
     #[inline(always)]
-    fn scan_lanes_on<V: Wide, K: KeepNearest>(
-        &mut self,
-        nearest: &mut K,
-    ) -> Option<(Scan, Option<K::Kept>)> {
+    fn scan_lanes_on<V: Wide, K: KeepNearest>(&mut self, nearest: &mut K) -> Option<Scan> {
         // Agents that predict no collisions run a scan without that work compiled in.
         V::enter(
             #[inline(always)]
@@ -385,7 +384,7 @@ impl<'a> Neighbourhood<'a> {
         &mut self,
         collisions: T,
         nearest: &mut K,
-    ) -> Option<(Scan, Option<K::Kept>)> {
+    ) -> Option<Scan> {
         let prepared = self.agent.params;
         let probe = Probe::new(
             prepared.neighbour_radius_sq,
@@ -397,7 +396,8 @@ impl<'a> Neighbourhood<'a> {
             let scan = self
                 .lane_sums(probe, f32::INFINITY, collisions, nearest)?
                 .finish()?;
-            return Some((scan, nearest.complete(radius_sq)));
+            nearest.complete(radius_sq);
+            return Some(scan);
         };
         let (most, cap) = (cap as usize, cap as f32);
         let mut candidates = 0;
@@ -409,20 +409,20 @@ impl<'a> Neighbourhood<'a> {
         if candidates as f32 <= cap * CANDIDATES_TO_TRY_PER_NEIGHBOUR
             && let Some(sums) = self.lane_sums(probe, cap, collisions, nearest)
         {
-            return Some((sums.finish()?, nearest.complete(radius_sq)));
+            let scan = sums.finish()?;
+            nearest.complete(radius_sq);
+            return Some(scan);
         }
         if candidates as f32 <= cap * CANDIDATES_TO_COUNT_PER_NEIGHBOUR
             && let Some(shrunk_sq) = self.shrunk_radius_sq::<V>(probe, cap)
         {
             // Within a shrunk radius, the nearest kept would not be those of the whole one.
-            let scan = self
+            return self
                 .lane_sums(probe.with_radius_sq(shrunk_sq), cap, collisions, &mut ())?
-                .finish()?;
-            return Some((scan, None));
+                .finish();
         }
         // Too dense to count cheaply, or no step holds few enough.
-        let scan = self.nearest_lane_sums(probe, most, candidates, collisions)?;
-        Some((scan, None))
+        self.nearest_lane_sums(probe, most, candidates, collisions)
     }
 
     /// The largest step of [`SHRUNK_RADII`] (squared) within which `probe` takes in at most

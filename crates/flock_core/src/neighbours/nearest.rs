@@ -116,28 +116,21 @@ impl NearestKeys {
 /// What a lane scan keeps of the nearest neighbours it takes in, group by group: nothing
 /// (`()`, which compiles to nothing), or a [`NearestBuffer`].
 pub(crate) trait KeepNearest {
-    /// What the scan gives at its end.
-    type Kept;
-
     /// Takes in the candidates `keep` selects of the group starting at slot `first`, at
     /// squared distances `dist_sq`.
     fn offer_group<V: Wide>(&mut self, first: usize, keep: V::Mask, dist_sq: V);
 
-    /// What was kept, where it is known to be the nearest within `radius_sq` after every
-    /// candidate within it was offered; else `None`.
-    fn complete(&self, radius_sq: f32) -> Option<Self::Kept>;
+    /// Called where every candidate within `radius_sq` was offered: hands on what was kept,
+    /// where it is known to be the nearest within that radius.
+    fn complete(&mut self, radius_sq: f32);
 }
 
 impl KeepNearest for () {
-    type Kept = ();
-
     #[inline(always)]
     fn offer_group<V: Wide>(&mut self, _: usize, _: V::Mask, _: V) {}
 
     #[inline(always)]
-    fn complete(&self, _: f32) -> Option<()> {
-        Some(())
-    }
+    fn complete(&mut self, _: f32) {}
 }
 
 /// Appends the candidates `keep` selects of the group starting at slot `first`, at squared
@@ -171,20 +164,27 @@ const BUFFERED: usize = 32;
 /// the farthest of the nearest so far). Keeping a sorted list as the scan went branched on
 /// every group and chained each candidate on the one before: that cost more than the rest of
 /// the scan.
-pub(crate) struct NearestBuffer {
+pub(crate) struct NearestBuffer<'a> {
     /// Only candidates within this squared distance are taken in.
     ceiling_sq: f32,
+    /// Where [`complete`](KeepNearest::complete) writes the nearest, where they are known;
+    /// left as it was elsewhere. Written in place: the scan's result, passed back through its
+    /// layers, cost a copy at each.
+    kept: &'a mut Option<NearestKeys>,
     len: usize,
     dist_sq: [f32; BUFFERED + WIDTH],
     slots: [u32; BUFFERED + WIDTH],
 }
 
-impl NearestBuffer {
-    /// Empty, taking in only candidates within `ceiling_sq` (see [`NearestKeys::within`]).
+impl<'a> NearestBuffer<'a> {
+    /// Empty, taking in only candidates within `ceiling_sq` (see [`NearestKeys::within`]),
+    /// and writing the nearest to `kept` where they are known (see
+    /// [`complete`](KeepNearest::complete)).
     #[inline(always)]
-    pub(crate) fn within(ceiling_sq: f32) -> Self {
+    pub(crate) fn within(ceiling_sq: f32, kept: &'a mut Option<NearestKeys>) -> Self {
         Self {
             ceiling_sq: sanitised(ceiling_sq),
+            kept,
             len: 0,
             dist_sq: [0.0; BUFFERED + WIDTH],
             slots: [0; BUFFERED + WIDTH],
@@ -216,9 +216,7 @@ impl NearestBuffer {
     }
 }
 
-impl KeepNearest for NearestBuffer {
-    type Kept = NearestKeys;
-
+impl KeepNearest for NearestBuffer<'_> {
     #[inline(always)]
     fn offer_group<V: Wide>(&mut self, first: usize, keep: V::Mask, dist_sq: V) {
         let keep = keep & dist_sq.cmple(V::splat(self.ceiling_sq));
@@ -238,9 +236,11 @@ impl KeepNearest for NearestBuffer {
     /// Known where the list is full (every candidate left out was further than the farthest
     /// kept) or the ceiling is no lower than the radius (none within it was left out).
     #[inline(always)]
-    fn complete(&self, radius_sq: f32) -> Option<NearestKeys> {
+    fn complete(&mut self, radius_sq: f32) {
         let nearest = self.nearest();
-        (nearest.is_full() || nearest.farthest_kept() >= radius_sq).then_some(nearest)
+        if nearest.is_full() || nearest.farthest_kept() >= radius_sq {
+            *self.kept = Some(nearest);
+        }
     }
 }
 

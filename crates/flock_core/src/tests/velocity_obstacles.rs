@@ -1627,6 +1627,55 @@ fn the_force_pass_keeps_the_ten_nearest_for_the_step() {
     }
 }
 
+/// The force pass writes every agent's kept nearest anew each tick, not only where its scan
+/// keeps them: an agent that reuses its force from before (far, under level of detail) or does
+/// not avoid velocity obstacles keeps none, not last tick's list (whose slots are those of the
+/// index before), and the step finds its ten nearest for itself, as a sort finds them.
+#[test]
+fn agents_that_do_not_scan_keep_no_nearest_from_the_tick_before() {
+    let (half, radius) = (6.0, 2.5);
+    let mut tuning = wrapping_tuning(half, radius);
+    tuning.perception.max_neighbours = None;
+    let mut off = tuning;
+    off.perception.velocity_obstacles = VelocityObstacles::Off;
+    let positions = points_with_ties(half);
+    let params = |i: usize| usize::from(i.is_multiple_of(7));
+    let mut crowd = standing_crowd(Space::Volume, &[tuning, off], &positions, params);
+    // Every agent far from the focus: each computes its force every third tick, and reuses it
+    // in between.
+    let detail = LevelOfDetail {
+        near_radius: 0.0,
+        interval: 3,
+    };
+    crowd.set_level_of_detail(Some(detail), Vec3::splat(1e4));
+    crowd.step(0.05);
+    // Each of the first tick's lists kept, so that a list left over would show.
+    let kept_before = crowd.velocity_step.nearest.iter().flatten().count();
+    assert!(kept_before > 300, "{kept_before} kept on the first tick");
+    crowd.build_index();
+    crowd.accumulate_forces();
+    let (expected, _, _) = ten_nearest_by_sorting(&crowd, radius, 2.0 * half);
+    let (mut reused, mut off_agents, mut kept) = (0, 0, 0);
+    for (slot, expected) in expected.iter().enumerate() {
+        let index = crowd.index.gathered[slot].index as usize;
+        let nearest = crowd.velocity_step.nearest[slot];
+        if crowd.forces.results[slot].reused {
+            reused += 1;
+            assert_eq!(nearest, None, "slot {slot}, its force reused");
+        } else if params(index) == 1 {
+            off_agents += 1;
+            assert_eq!(nearest, None, "slot {slot}, avoiding nothing");
+        } else {
+            kept += usize::from(nearest.is_some());
+        }
+        assert_eq!(&crowd.avoided_neighbours(slot), expected, "slot {slot}");
+    }
+    assert!(
+        reused > 200 && off_agents > 10 && kept > 50,
+        "{reused} {off_agents} {kept}"
+    );
+}
+
 /// The force pass offers an agent's neighbours to its nearest only within a ceiling (see
 /// `Crowd::nearest_ceilings`). Whatever the ceiling, it keeps the ten nearest, on every SIMD
 /// path, just where they are sure to be among those offered: where ten are within the ceiling,

@@ -430,9 +430,9 @@ impl Crowd {
             may_overlap,
             ..
         } = choices;
-        velocities.clear();
+        // Every slot's entries are written by the pass, in parallel: only the lengths are set
+        // here.
         velocities.resize(self.len(), Vec3::ZERO);
-        may_overlap.clear();
         may_overlap.resize(self.len(), false);
         for_each_chunk_mut2(
             &*self.executor,
