@@ -438,9 +438,12 @@ pub struct CostRow {
 }
 
 /// The plugin's tick times with the step off, `Reciprocal` and `Solid`, the three taking turns
-/// tick by tick in one app, so that a slow spell of the shared machine lands on each alike
-/// (separate apps run one after the other measured the tick without the step up to 40% apart
-/// between runs, more than the step's cost changed).
+/// in one app, so that a slow spell of the shared machine lands on each alike (separate apps
+/// run one after the other measured the tick without the step up to 40% apart between runs,
+/// more than the step's cost changed). Each turn is two ticks, the second measured: a game keeps
+/// its mode from tick to tick, and the first tick after a switch pays for it (the flock's tuning
+/// prepared again, and with the step on, the force pass of a tick after one without it offers
+/// every neighbour to the nearest kept, with no ceiling from the tick before).
 fn interleaved_ticks(agents: usize, ticks: usize) -> [Vec<Duration>; 3] {
     const MODES: [VelocityObstacles; 3] = [
         VelocityObstacles::Off,
@@ -461,6 +464,7 @@ fn interleaved_ticks(agents: usize, ticks: usize) -> [Vec<Duration>; 3] {
                 velocity_obstacles: mode,
                 ..default()
             });
+            app.update();
             let started = Instant::now();
             app.update();
             if tick >= WARM_UP {
