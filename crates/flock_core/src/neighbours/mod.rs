@@ -305,12 +305,12 @@ impl<'a> Neighbourhood<'a> {
         }
     }
 
-    /// [`scan`](Self::scan), writing to `kept` (left as it is elsewhere, `None` for the
-    /// step) the nearest neighbours within the radius as the velocity-obstacle step takes
-    /// them, where the lanes take in every one of them: for an agent with a full field of view
-    /// whose neighbours stay within its cap. Only those within `ceiling_sq` (a squared
-    /// distance) are offered, which saves most of the work where the ceiling is near the
-    /// farthest kept. Not written where they are not known: also where fewer than
+    /// [`scan`](Self::scan), writing to `kept` the nearest neighbours within the radius as the
+    /// velocity-obstacle step takes them, where the lanes take in every one of them: for an
+    /// agent with a full field of view whose neighbours stay within its cap. Only those within
+    /// `ceiling_sq` (a squared distance) are offered, which saves most of the work where the
+    /// ceiling is near the farthest kept. Where they are not known, `kept` is left as it is
+    /// (the force pass sets it to `None` first): also where fewer than
     /// [`MOST_AGENTS_AVOIDED`](crate::velocity_obstacles::MOST_AGENTS_AVOIDED) are within a
     /// ceiling lower than the radius.
     #[inline]
