@@ -429,7 +429,8 @@ fn run(scenario: &Scenario, mode: Mode, most_seconds: f32) -> CrowdRow {
 pub const COST_AGENTS: [usize; 2] = [10_000, 50_000];
 
 /// The cost of the step on the sweep's 3D workload in the plugin, 2 threads: the tick's
-/// median with the step off and in each mode, the modes taking turns tick by tick.
+/// median with the step off and in each mode, the modes taking turns of two ticks (see
+/// `interleaved_ticks`).
 pub struct CostRow {
     agents: usize,
     off: Duration,
@@ -633,8 +634,8 @@ pub fn section(report: &CrowdReport, ticks: usize, rounds: usize) -> String {
         out,
         "\nWhat the step costs: the plugin's whole tick on the sweep's 3D workload (about 25 \
          neighbours each, the default rules, 2 threads), with `velocity_obstacles` off and in \
-         each mode, the three taking turns tick by tick in one app; medians of {rounds} rounds of \
-         {ticks} ticks.\n\n\
+         each mode, the three taking turns in one app, each turn two ticks of which the second \
+         is measured; medians of {rounds} rounds of {ticks} ticks.\n\n\
          | agents | tick ms, off | Reciprocal | Solid | Reciprocal / off | Solid / off |\n\
          |---:|---:|---:|---:|---:|---:|"
     );
