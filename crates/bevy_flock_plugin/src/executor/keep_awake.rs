@@ -13,15 +13,16 @@ use bevy::tasks::futures_lite::future::yield_now;
 /// two passes, even at 100,000 agents.
 const IDLE_LIMIT: Duration = Duration::from_millis(2);
 
-/// Keeps the compute pool's threads polling for tasks from a tick's first parallel pass to the
-/// end of the flocking systems, so that each pass starts on every thread at once.
+/// Keeps the compute pool's threads polling for tasks from the start of the flocking systems to
+/// their end, so that each parallel pass starts on every thread at once.
 ///
 /// A pool thread with nothing to do parks, and a parked thread takes a while to wake: on a
-/// machine that idles between frames, longer than a pass takes at 10,000 agents, and a tick
-/// runs a dozen passes. So the first pass spawns a poller per pool thread (but one, and none on
-/// one core: the thread that runs the systems needs a core): a task that yields to any other
-/// task of the pool, over and over, until [`release`](Self::release) at the end of the systems,
-/// or until no pass has started for [`IDLE_LIMIT`].
+/// machine that idles between frames, about as long as a pass takes at 10,000 agents, and a
+/// tick runs a dozen passes. So the systems' first set (and each pass) spawns a poller per pool
+/// thread, at most one fewer than the machine's cores (the thread that runs the systems needs
+/// one): a task that yields to any other task of the pool, over and over, until
+/// [`release`](Self::release) at the end of the systems, or until nothing has held the pool for
+/// [`IDLE_LIMIT`].
 #[derive(Clone)]
 pub(crate) struct KeepAwake(Arc<Pollers>);
 
@@ -49,7 +50,7 @@ impl KeepAwake {
     }
 
     /// Keeps `pool`'s threads polling for [`IDLE_LIMIT`] more, and spawns the pollers that are
-    /// missing: called as each pass starts.
+    /// missing: called as the flocking systems and each pass start.
     pub(crate) fn hold(&self, pool: &TaskPool) {
         let pollers = &self.0;
         let deadline = pollers.now() + IDLE_LIMIT.as_nanos() as u64;
