@@ -39,8 +39,9 @@
 //! dense crowd) in every avoidance mode and what the velocity-obstacle step costs, and prints
 //! its section of the report (see the `crowds` module); `-- --only crowd-cost` runs only what
 //! the step costs (with `--agents N`, at N agents only).
-//! `-- --only plugin --pause-ms 14` sleeps 14 ms before each timed plugin tick, as a game's frame
-//! at 60 Hz leaves the cores idle between ticks.
+//! `-- --only plugin --pause-ms 14` sleeps 14 ms before each timed plugin tick (with Bevy's
+//! default pools too, `--only plugin-default-pool`), as a game's frame at 60 Hz leaves the cores
+//! idle between ticks.
 //! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
 
 mod avoidance;
@@ -220,7 +221,8 @@ fn main() {
                     }
                     // Bevy's pools give the thread count; measured once per size.
                     if wanted(Method::PluginDefaultPool) && threads == 2 {
-                        let row = bench_plugin_default_pool(&workload, ticks, only.is_some());
+                        let row =
+                            bench_plugin_default_pool(&workload, ticks, pause, only.is_some());
                         measure(Method::PluginDefaultPool, row);
                     }
                     if wanted(Method::Kernel) {
@@ -671,17 +673,23 @@ fn bench_plugin(
 /// print the row for its parent process (see [`bench_plugin_default_pool`]).
 const CHILD_FLAG: &str = "--default-pool-child";
 
-/// The plugin tick in an app with Bevy's default task pools, as a game gets them: measured in a
-/// child process (`in_process` when this already is one, or the run narrowed to it), whose
-/// compute pool Bevy sizes from the machine's cores. `None` if the child failed.
-fn bench_plugin_default_pool(workload: &Workload, ticks: usize, in_process: bool) -> Option<Row> {
+/// The plugin tick in an app with Bevy's default task pools, as a game gets them, each after
+/// `pause`: measured in a child process (`in_process` when this already is one, or the run
+/// narrowed to it), whose compute pool Bevy sizes from the machine's cores. `None` if the child
+/// failed.
+fn bench_plugin_default_pool(
+    workload: &Workload,
+    ticks: usize,
+    pause: Duration,
+    in_process: bool,
+) -> Option<Row> {
     if in_process {
         let mut app = App::new();
         app.add_plugins(MinimalPlugins)
             .add_plugins(flocking_plugins(workload.space))
             .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
         workload.spawn_agents(&mut app);
-        let times = time_updates(&mut app, ticks, Duration::ZERO);
+        let times = time_updates(&mut app, ticks, pause);
         let threads = ComputeTaskPool::get().thread_num();
         let neighbours = app.world().resource::<FlockMetrics>().mean_neighbours;
         let candidates = app
@@ -707,6 +715,8 @@ fn bench_plugin_default_pool(workload: &Workload, ticks: usize, in_process: bool
             &format!("{}d", dims(workload.space)),
             "--ticks",
             &ticks.to_string(),
+            "--pause-ms",
+            &pause.as_millis().to_string(),
         ])
         .output()
         .ok()?;
@@ -749,7 +759,10 @@ fn run_default_pool_child(args: &[String]) {
     let ticks = value_of("--ticks")
         .and_then(|n| n.parse().ok())
         .expect("--ticks N");
-    let row = bench_plugin_default_pool(&Workload::new(agents, space), ticks, true)
+    let pause = value_of("--pause-ms")
+        .and_then(|ms| ms.parse().ok())
+        .map_or(Duration::ZERO, Duration::from_millis);
+    let row = bench_plugin_default_pool(&Workload::new(agents, space), ticks, pause, true)
         .expect("measured in this process");
     let times: Vec<String> = row.times.iter().map(|t| t.as_nanos().to_string()).collect();
     println!(
