@@ -1,5 +1,5 @@
 //! The crowd's per-agent passes on Bevy's compute task pool, and on the main thread where the
-//! pool leaves that thread's core idle; the pool's threads kept polling between passes.
+//! pool leaves that thread's core idle.
 
 #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
 use std::sync::Arc;
@@ -12,8 +12,6 @@ use flock_core::ChunkExecutor;
 use crate::FlockingConfig;
 
 #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
-mod keep_awake;
-#[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
 mod shared_pass;
 
 /// The fewest agents a task is given when a pass is split a task per thread of the pool: for
@@ -24,56 +22,34 @@ const MIN_TASK_AGENTS: usize = 128;
 /// of this size measured the same as one per thread, and smaller ones (256) slower.
 const MAX_TASK_AGENTS: usize = 1024;
 
-/// The threads the crowd's passes run on besides the pool's own work: the executor of the thread
-/// that built the app, the thread that runs its schedules (while a multi-threaded schedule runs,
-/// that thread waits on it, running only the tasks spawned on this executor), and the pool's
-/// threads kept polling between passes. (Without Bevy's `multi_threaded` feature, or on the web,
-/// there is no pool to help.)
+/// The executor of the thread that built the app, the thread that runs its schedules: while a
+/// multi-threaded schedule runs, that thread waits on it, running only the tasks spawned on this
+/// executor. (Without Bevy's `multi_threaded` feature, or on the web, there is no pool to help.)
 #[derive(Clone)]
-pub(crate) struct AppThreads {
+pub(crate) struct MainThread {
     #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
     executor: Arc<ThreadExecutor<'static>>,
     /// The machine's cores, read once: the count is read from the system (cgroup files on
     /// Linux), too slowly to read for every pass.
     #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
     cores: usize,
-    #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
-    awake: keep_awake::KeepAwake,
 }
 
-impl AppThreads {
-    /// The executor of the calling thread, and no pool thread polling yet.
+impl MainThread {
+    /// The executor of the calling thread.
     pub(crate) fn current() -> Self {
-        #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
-        let cores = available_parallelism();
         Self {
             #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
             executor: TaskPool::get_thread_executor(),
             #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
-            cores,
-            #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
-            awake: keep_awake::KeepAwake::new(cores),
+            cores: available_parallelism(),
         }
-    }
-
-    /// Keeps the pool's threads polling for tasks (see [`FlockingConfig::keep_pool_awake`]).
-    pub(crate) fn hold_pool(&self) {
-        #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
-        self.awake
-            .hold(ComputeTaskPool::get_or_init(TaskPool::default));
-    }
-
-    /// Lets the pool's threads park: the tick's passes are done (see
-    /// [`FlockingConfig::keep_pool_awake`]).
-    pub(crate) fn release_pool(&self) {
-        #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
-        self.awake.release();
     }
 }
 
-impl core::fmt::Debug for AppThreads {
+impl core::fmt::Debug for MainThread {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("AppThreads")
+        f.write_str("MainThread")
     }
 }
 
@@ -84,30 +60,21 @@ impl core::fmt::Debug for AppThreads {
 /// thread, which only waits while the schedule's systems run on the pool, helps: the chunks are
 /// then claimed one at a time by whichever thread is free, so a main thread busy elsewhere
 /// leaves them to the pool and delays nothing.
-///
-/// With [`FlockingConfig::keep_pool_awake`], each pass also keeps the pool's threads polling for
-/// the next (see `KeepAwake`).
 pub(crate) struct TaskPoolExecutor {
     chunk_size: Option<usize>,
     #[cfg_attr(
         not(all(feature = "multi_threaded", not(target_arch = "wasm32"))),
         expect(dead_code, reason = "no pool to share with the main thread")
     )]
-    keep_pool_awake: bool,
-    #[cfg_attr(
-        not(all(feature = "multi_threaded", not(target_arch = "wasm32"))),
-        expect(dead_code, reason = "no pool to share with the main thread")
-    )]
-    threads: AppThreads,
+    main_thread: MainThread,
 }
 
 impl TaskPoolExecutor {
-    /// Chunks of [`FlockingConfig::parallel_chunk_size`] agents, helped by `threads`.
-    pub(crate) fn new(config: &FlockingConfig, threads: &AppThreads) -> Self {
+    /// Chunks of [`FlockingConfig::parallel_chunk_size`] agents, helped by `main_thread`.
+    pub(crate) fn new(config: &FlockingConfig, main_thread: &MainThread) -> Self {
         Self {
             chunk_size: config.parallel_chunk_size,
-            keep_pool_awake: config.keep_pool_awake,
-            threads: threads.clone(),
+            main_thread: main_thread.clone(),
         }
     }
 
@@ -116,7 +83,7 @@ impl TaskPoolExecutor {
     /// thread itself.
     #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
     fn idle_main_thread(&self, pool: &TaskPool) -> Option<&ThreadExecutor<'static>> {
-        let main = &self.threads;
+        let main = &self.main_thread;
         (pool.thread_num() < main.cores && main.executor.ticker().is_none())
             .then_some(&*main.executor)
     }
@@ -142,10 +109,6 @@ impl ChunkExecutor for TaskPoolExecutor {
         }
         let pool = ComputeTaskPool::get_or_init(TaskPool::default);
         #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
-        if self.keep_pool_awake {
-            self.threads.awake.hold(pool);
-        }
-        #[cfg(all(feature = "multi_threaded", not(target_arch = "wasm32")))]
         if let Some(main) = self.idle_main_thread(pool) {
             shared_pass::SharedPass::run(pool, main, tasks, task);
             return;
@@ -164,74 +127,9 @@ mod tests {
     use std::thread;
     use std::time::{Duration, Instant};
 
-    use bevy::prelude::*;
     use bevy::tasks::TaskPoolBuilder;
-    use bevy::time::TimeUpdateStrategy;
 
     use super::*;
-    use crate::{Agent, FlockSimulation, FlockingPlugins, FlockingSystems, Velocity};
-
-    /// Whether the pool was held while the flocking systems ran, tick by tick.
-    #[derive(Resource, Default)]
-    struct HeldDuring(Vec<bool>);
-
-    /// Whether the pool is held after each of four updates of 600 agents (passes of several
-    /// tasks), and whether it was held during each tick, between the systems' first and last
-    /// sets.
-    fn pool_held(keep_pool_awake: bool) -> (Vec<bool>, Vec<bool>) {
-        let mut app = App::new();
-        app.add_plugins((MinimalPlugins, TransformPlugin, FlockingPlugins::default()))
-            .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
-            .init_resource::<HeldDuring>()
-            .add_systems(
-                FixedUpdate,
-                (|sim: Res<FlockSimulation>, mut held: ResMut<HeldDuring>| {
-                    held.0.push(sim.threads.awake.is_held());
-                })
-                .in_set(FlockingSystems::Integration),
-            );
-        app.world_mut()
-            .resource_mut::<FlockingConfig>()
-            .keep_pool_awake = keep_pool_awake;
-        for i in 0..600 {
-            let position = Vec3::new((i % 10) as f32, (i / 10 % 10) as f32, (i / 100) as f32);
-            app.world_mut().spawn((
-                Agent,
-                Transform::from_translation(position),
-                Velocity(Vec3::X),
-            ));
-        }
-        app.finish();
-        app.cleanup();
-        let mut after = Vec::new();
-        for _ in 0..4 {
-            app.update();
-            let sim = app.world().resource::<FlockSimulation>();
-            after.push(sim.threads.awake.is_held());
-        }
-        (
-            app.world_mut().remove_resource::<HeldDuring>().unwrap().0,
-            after,
-        )
-    }
-
-    #[test]
-    fn the_pool_is_held_only_while_the_flocking_systems_run() {
-        let (during, after) = pool_held(true);
-        assert!(during.len() >= 3, "{} ticks in 4 updates", during.len());
-        assert!(
-            during.iter().all(|&held| held),
-            "held during each tick: {during:?}"
-        );
-        assert_eq!(after, [false; 4], "released after each update");
-        let (during, after) = pool_held(false);
-        assert!(during.len() >= 3, "{} ticks in 4 updates", during.len());
-        assert!(
-            during.iter().all(|&held| !held),
-            "`keep_pool_awake: false` holds nothing: {during:?}"
-        );
-        assert_eq!(after, [false; 4]);
-    }
 
     /// A pass run from another thread, as a system's runs on a pool thread, while this thread
     /// (whose executor the simulation keeps, as it keeps the app's thread's) runs what is spawned
@@ -239,7 +137,7 @@ mod tests {
     #[test]
     fn the_app_thread_helps_only_where_the_pool_leaves_a_core_idle() {
         let pool = ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(1).build());
-        let main = AppThreads::current();
+        let main = MainThread::current();
         let executor = TaskPoolExecutor::new(&FlockingConfig::default(), &main);
         let ran = Mutex::new(Vec::new());
         let work = |_| {

@@ -38,7 +38,7 @@ pub(crate) fn extract_flocks(
     let started = Instant::now();
     let sim = &mut *sim;
     sim.clear();
-    let executor = TaskPoolExecutor::new(&config, &sim.threads);
+    let executor = TaskPoolExecutor::new(&config, &sim.main_thread);
     let crowd = sim.crowd_mut();
     crowd.set_space(config.space);
     crowd.set_seed(config.seed);

@@ -228,16 +228,6 @@ pub struct FlockingConfig {
     /// tasks too (with the plugin's default `multi_threaded` feature): Bevy's default pools
     /// on two cores then run a pass on both.
     pub parallel_chunk_size: Option<usize>,
-    /// Whether the compute pool's threads keep polling for tasks from the flocking systems'
-    /// first set ([`FlockingSystems::First`]) to their last ([`FlockingSystems::Last`]),
-    /// instead of parking between a tick's parallel passes. A parked thread is slow to wake, and
-    /// each pass would wait for it: in a game that idles between frames, at 10,000 agents on a
-    /// 2-thread pool, ticks 14 ms apart took 3.4-3.5 ms with threads parking and 2.3-2.4 with
-    /// them polling. The pollers yield to every other task of the pool, leave a core to the
-    /// thread that runs the systems, and stop on their own when no pass comes for 2 ms.
-    /// Default `true`; `false` lets idle threads park (less power while the systems run, and
-    /// slower ticks where the pool has a thread to spare).
-    pub keep_pool_awake: bool,
     /// How agents look ahead for obstacles.
     pub avoidance: ObstacleAvoidance,
     /// Seed of the random noise ([`FlockWeights::noise`]) and wander: the same seed, spawn
@@ -276,7 +266,6 @@ impl Default for FlockingConfig {
             max_timestep: Duration::from_millis(100),
             orient_to_velocity: true,
             parallel_chunk_size: None,
-            keep_pool_awake: true,
             avoidance: ObstacleAvoidance::default(),
             seed: 0,
             level_of_detail: None,
@@ -410,8 +399,7 @@ impl FlockingPlugin {
                 extract::extract_predators.in_set(Step::CopyPredators),
                 step::apply_obstacles.in_set(Step::ApplyObstacles),
                 step::accumulate_forces.in_set(Step::Forces),
-                step::hold_pool.in_set(First),
-                (diagnostics::forget_despawned, step::release_pool).in_set(Last),
+                diagnostics::forget_despawned.in_set(Last),
             ),
         );
     }

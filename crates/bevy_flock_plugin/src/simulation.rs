@@ -7,7 +7,7 @@ use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 use flock_core::{Crowd, FlockTuning, ParamsId, Shape, Space};
 
-use crate::executor::AppThreads;
+use crate::executor::MainThread;
 
 #[cfg(doc)]
 use crate::{Combatant, FlockWeights, FlockingSystems, FlowField, PotentialField};
@@ -34,8 +34,8 @@ pub struct FlockSimulation {
     pub(crate) step_time: Duration,
     /// Agents that steered around an obstacle this tick.
     pub(crate) avoiding: usize,
-    /// The threads of the app the simulation was made in (see [`AppThreads`]).
-    pub(crate) threads: AppThreads,
+    /// The thread the simulation was made on, the app's, which runs its schedules.
+    pub(crate) main_thread: MainThread,
 }
 
 /// An agent found by a spatial query of [`FlockSimulation`].
@@ -58,7 +58,7 @@ impl FlockSimulation {
             shapes: Vec::new(),
             step_time: Duration::ZERO,
             avoiding: 0,
-            threads: AppThreads::current(),
+            main_thread: MainThread::current(),
         }
     }
 

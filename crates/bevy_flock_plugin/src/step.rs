@@ -132,7 +132,7 @@ fn write_back(
         stalls: Mutex::new(Vec::new()),
     };
     let mut strays = Vec::new();
-    let executor = TaskPoolExecutor::new(config, &sim.threads);
+    let executor = TaskPoolExecutor::new(config, &sim.main_thread);
     let chunk_len = executor.chunk_len(out.sim.entities().len());
     let mut parts = Vec::new();
     let tables = agents
@@ -350,20 +350,6 @@ fn arrived(sim: &FlockSimulation, i: usize, was_there: bool, arrive: impl FnOnce
     let limits = crowd.params_of(i).limits;
     let leaving = limits.arrival_radius.max(2.0 * limits.reach_radius);
     was_there && crowd.position(i).distance(target) <= leaving
-}
-
-/// Lets the compute pool's threads park once the tick's passes are done (see
-/// [`FlockingConfig::keep_pool_awake`]).
-pub(crate) fn release_pool(sim: Res<FlockSimulation>) {
-    sim.threads.release_pool();
-}
-
-/// Keeps the compute pool's threads polling from the start of the flocking systems (see
-/// [`FlockingConfig::keep_pool_awake`]).
-pub(crate) fn hold_pool(sim: Res<FlockSimulation>, config: Res<FlockingConfig>) {
-    if config.keep_pool_awake {
-        sim.threads.hold_pool();
-    }
 }
 
 #[cfg(test)]
