@@ -108,10 +108,7 @@ fn main() {
     // `--only METHOD`, `--agents N` and `--space 3d|2d` narrow the run (e.g. to profile one
     // case); the report is then not written.
     let only = value_of("--only");
-    // `--pause-ms N` sleeps before each timed plugin tick, as a game's frame leaves the cores
-    // idle between ticks.
-    let pause =
-        Duration::from_millis(value_of("--pause-ms").map_or(0, |ms| ms.parse().unwrap_or(0)));
+    let pause = pause_of(&args);
     let agents: Option<usize> = value_of("--agents").and_then(|n| n.parse().ok());
     let only_space = value_of("--space");
     let narrowed = only.is_some() || agents.is_some() || only_space.is_some();
@@ -741,6 +738,17 @@ fn bench_plugin_default_pool(
     ))
 }
 
+/// `--pause-ms N` in `args`: the sleep before each timed plugin tick, as a game's frame leaves
+/// the cores idle between ticks (none without the flag or a number after it).
+fn pause_of(args: &[String]) -> Duration {
+    let ms = args
+        .iter()
+        .position(|a| a == "--pause-ms")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|ms| ms.parse().ok());
+    Duration::from_millis(ms.unwrap_or(0))
+}
+
 /// The child's side of [`bench_plugin_default_pool`]: measures and prints one `ROW` line.
 fn run_default_pool_child(args: &[String]) {
     let value_of = |flag: &str| {
@@ -759,9 +767,7 @@ fn run_default_pool_child(args: &[String]) {
     let ticks = value_of("--ticks")
         .and_then(|n| n.parse().ok())
         .expect("--ticks N");
-    let pause = value_of("--pause-ms")
-        .and_then(|ms| ms.parse().ok())
-        .map_or(Duration::ZERO, Duration::from_millis);
+    let pause = pause_of(args);
     let row = bench_plugin_default_pool(&Workload::new(agents, space), ticks, pause, true)
         .expect("measured in this process");
     let times: Vec<String> = row.times.iter().map(|t| t.as_nanos().to_string()).collect();
