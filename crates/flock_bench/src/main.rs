@@ -1030,7 +1030,8 @@ fn report(rows: &[Row], targets: &str, ticks: usize, rounds: usize) -> String {
          neighbours within radius {RADIUS}, random headings at speed {SPEED}, the default rules; \
          every method starts from the same seeded positions. `plugin` is the \
          whole `FlockingPlugins` tick in a headless Bevy app whose compute pool has a thread per \
-         core; `bevy-update` the same app without the plugin or its agents (its `agents` \
+         core (its 1-thread rows run each pass as one task, `parallel_chunk_size: \
+         Some(usize::MAX)`, on the calling thread); `bevy-update` the same app without the plugin or its agents (its `agents` \
          column the size it stands beside), Bevy's own part of each plugin tick; \
          `plugin-default-pool` the plugin with Bevy's default task pools, as a game gets them \
          (its threads column is the compute pool's size); `kernel` is `Crowd` alone (grid, \
