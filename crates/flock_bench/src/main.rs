@@ -22,7 +22,8 @@
 //!
 //! Run in release: `cargo run --release -p flock_bench` (add `-- --quick` for a short run).
 //! It prints a table and writes `BENCHMARKS.md` and `benchmarks.svg` in the current directory.
-//! `-- --only kernel --agents 100000 --space 3d` runs one case, without writing the report;
+//! `-- --only kernel --agents 100000 --space 3d` runs one case, without writing the report
+//! (`--threads 1` or `2` narrows it to one thread count, e.g. for a profile);
 //! `-- --only avoidance` runs the obstacle avoidance cases alone (see the `avoidance` module).
 //! `-- --only lab` runs the flocking lab's scene alone (see the `lab` module).
 //! `-- --only detail` runs the level-of-detail cases alone (see the `detail` module).
@@ -105,13 +106,23 @@ fn main() {
             .and_then(|i| args.get(i + 1))
             .cloned()
     };
-    // `--only METHOD`, `--agents N` and `--space 3d|2d` narrow the run (e.g. to profile one
-    // case); the report is then not written.
+    // `--only METHOD`, `--agents N`, `--space 3d|2d` and `--threads 1|2` narrow the run (e.g.
+    // to profile one case); the report is then not written.
     let only = value_of("--only");
     let pause = pause_of(&args);
     let agents: Option<usize> = value_of("--agents").and_then(|n| n.parse().ok());
     let only_space = value_of("--space");
-    let narrowed = only.is_some() || agents.is_some() || only_space.is_some();
+    let only_threads: Option<usize> = value_of("--threads").map(|n| match n.as_str() {
+        "1" => 1,
+        "2" => 2,
+        other => panic!("--threads takes 1 or 2, not {other}"),
+    });
+    let narrowed =
+        only.is_some() || agents.is_some() || only_space.is_some() || only_threads.is_some();
+    let thread_counts: Vec<usize> = match only_threads {
+        Some(n) => vec![n],
+        None => vec![1, 2],
+    };
     let sizes: Vec<usize> = match agents {
         Some(n) => vec![n],
         None if quick => vec![1_000, 10_000],
@@ -189,7 +200,7 @@ fn main() {
         for &space in &spaces {
             for &n in &sizes {
                 let workload = Workload::new(n, space);
-                for threads in [1, 2] {
+                for &threads in &thread_counts {
                     let wanted =
                         |method: Method| only.as_deref().is_none_or(|o| o == method.name());
                     let mut measure = |method: Method, row: Option<Row>| {
