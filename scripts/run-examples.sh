@@ -19,7 +19,7 @@ export BEVY_ASSET_ROOT="$PWD"
 
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-cargo build --features examples --examples --locked
+scripts/cargo build --features examples --examples --locked
 
 for source in examples/*.rs; do
     name="$(basename "$source" .rs)"

@@ -27,6 +27,9 @@ if ((${#missing[@]})); then
 fi
 
 if ! command -v cargo >/dev/null; then
-    echo "setup: cargo not found; install Rust 1.95 or newer from https://rustup.rs" >&2
+    echo "setup: cargo not found; install Rust 1.97.1 or newer from https://rustup.rs" >&2
     exit 1
 fi
+# Says which toolchain is missing when neither the default nor an installed nightly can build
+# Bevy 0.20; prints the cargo it will use otherwise.
+"$(dirname "$0")/cargo" --version
