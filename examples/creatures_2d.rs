@@ -16,7 +16,7 @@ mod button;
 #[path = "support/capture.rs"]
 mod capture;
 
-use button::{button, panel, pressed, row};
+use button::{PressedButtons, button, panel, row};
 
 /// Half the size of the walled field, in world units (a creature is about 0.7 long).
 const HALF_FIELD: Vec2 = Vec2::new(16.5, 9.0);
@@ -327,14 +327,14 @@ pub fn set_label(children: &Children, texts: &mut Query<&mut Text>, label: impl 
 /// Applies the buttons and keys to the creatures' tuning.
 fn toggle(
     keys: Res<ButtonInput<KeyCode>>,
-    buttons: Query<(&Interaction, &Toggle), Changed<Interaction>>,
+    buttons: PressedButtons<Toggle>,
     labels: Query<(&Toggle, &Children)>,
     mut texts: Query<&mut Text>,
     mut config: ResMut<FlockingConfig>,
     mut flocks: Query<&mut SteeringLimits, With<Flock>>,
     mut turn_rate: Local<usize>,
 ) {
-    let mut toggled: Vec<Toggle> = pressed(&buttons).copied().collect();
+    let mut toggled: Vec<Toggle> = buttons.iter().copied().collect();
     if keys.just_pressed(KeyCode::KeyC) {
         toggled.push(Toggle::Cooldown);
     }

@@ -19,6 +19,8 @@
 
 use bevy::camera::ScalingMode;
 use bevy::prelude::*;
+use bevy::ui::Selected;
+use bevy::ui_widgets::Button;
 use bevy_flock::prelude::*;
 
 #[path = "support/button.rs"]
@@ -28,7 +30,7 @@ mod capture;
 #[path = "support/random.rs"]
 mod random;
 
-use button::{Selected, button, panel, pressed, row};
+use button::{PressedButtons, button, panel, row};
 
 /// Half the size of the plaza, in world units (a walker's body is 0.7 across).
 const HALF_PLAZA: Vec2 = Vec2::new(24.0, 13.5);
@@ -379,7 +381,7 @@ fn count_stuck(_stuck: On<AgentStuck>, mut tally: ResMut<Tally>) {
 fn switch_mode(
     mut commands: Commands,
     keys: Res<ButtonInput<KeyCode>>,
-    buttons: Query<(&Interaction, &Mode), Changed<Interaction>>,
+    buttons: PressedButtons<Mode>,
     options: Query<(Entity, &Mode), With<Button>>,
     mut flocks: Query<(&mut FlockWeights, &mut Perception), With<Flock>>,
     mut tally: ResMut<Tally>,
@@ -393,7 +395,7 @@ fn switch_mode(
     .iter()
     .position(|&key| keys.just_pressed(key))
     .map(|k| Mode::ALL[k]);
-    let Some(mode) = pressed(&buttons).copied().last().or(keyed) else {
+    let Some(mode) = buttons.iter().copied().last().or(keyed) else {
         return;
     };
     if tally.mode == Some(mode) {

@@ -10,6 +10,7 @@
 //! `cargo run --release --features examples --example flocking_lab -- 5000`.
 
 use bevy::prelude::*;
+use bevy::ui::Selected;
 use bevy::ui_widgets::{SliderValue, ValueChange};
 use bevy::window::PrimaryWindow;
 use bevy_flock::prelude::*;
@@ -23,7 +24,7 @@ mod random;
 #[path = "support/slider.rs"]
 mod slider;
 
-use button::{Selected, button, panel, pressed, row};
+use button::{PressedButtons, button, panel, row};
 use slider::slider;
 
 const DEFAULT_BOIDS: usize = 1_500;
@@ -374,12 +375,12 @@ fn caption(text: &str) -> impl Bundle {
 /// Applies presets, the pointer mode and the edge, and marks the chosen button of each kind.
 fn press_buttons(
     mut commands: Commands,
-    buttons: Query<(&Interaction, &Action), Changed<Interaction>>,
+    buttons: PressedButtons<Action>,
     all_buttons: Query<(Entity, &Action)>,
     default_flock: Res<DefaultFlock>,
     mut mode: ResMut<PointerMode>,
 ) {
-    let chosen: Vec<Action> = pressed(&buttons).copied().collect();
+    let chosen: Vec<Action> = buttons.iter().copied().collect();
     for action in chosen {
         match action {
             Action::Preset(preset) => {

@@ -1,7 +1,12 @@
-//! Text buttons for the examples' on-screen controls: `button(action, label)` spawns one that
-//! carries the example's `action` component; the example reacts to [`pressed`] ones.
+//! Text buttons for the examples' on-screen controls: `button(action, label)` spawns one of
+//! Bevy's headless [`Button`] widgets that carries the example's `action` component; the
+//! example reads the ones pressed this frame through [`PressedButtons`]. The option in force is
+//! marked with Bevy's [`Selected`], which also tells screen readers.
 
+use bevy::picking::hover::Hovered;
 use bevy::prelude::*;
+use bevy::ui::{Pressed, Selectable, Selected};
+use bevy::ui_widgets::Button;
 
 const IDLE: Color = Color::srgba(0.12, 0.14, 0.18, 0.85);
 const HOVERED: Color = Color::srgba(0.22, 0.26, 0.34, 0.95);
@@ -18,15 +23,16 @@ impl Plugin for ButtonStylePlugin {
     }
 }
 
-/// Marks the button of the option in force, drawn in a colour of its own.
-#[derive(Component)]
-pub struct Selected;
+/// The `A` of each button pressed down this frame.
+pub type PressedButtons<'w, 's, A> = Query<'w, 's, &'static A, (With<Button>, Added<Pressed>)>;
 
 /// A button with `label`, carrying `action`.
 pub fn button(action: impl Component, label: impl Into<String>) -> impl Bundle {
     (
         action,
         Button,
+        Hovered::default(),
+        Selectable,
         Node {
             padding: UiRect::axes(px(8), px(4)),
             margin: UiRect::all(px(2)),
@@ -65,23 +71,16 @@ pub fn row() -> impl Bundle {
     }
 }
 
-/// The actions of the buttons pressed this frame.
-pub fn pressed<'a, A: Component>(
-    buttons: &'a Query<(&Interaction, &A), Changed<Interaction>>,
-) -> impl Iterator<Item = &'a A> {
-    buttons
-        .iter()
-        .filter(|(interaction, _)| **interaction == Interaction::Pressed)
-        .map(|(_, action)| action)
-}
+/// What a button's colour follows: pressed, hovered, selected.
+type ButtonState = (Has<Pressed>, &'static Hovered, Has<Selected>);
 
-fn colour_buttons(mut buttons: Query<(&Interaction, Has<Selected>, &mut BackgroundColor)>) {
-    for (interaction, selected, mut colour) in &mut buttons {
-        colour.set_if_neq(BackgroundColor(match (interaction, selected) {
-            (Interaction::Pressed, _) => PRESSED,
-            (Interaction::Hovered, _) => HOVERED,
-            (Interaction::None, true) => SELECTED,
-            (Interaction::None, false) => IDLE,
+fn colour_buttons(mut buttons: Query<(ButtonState, &mut BackgroundColor), With<Button>>) {
+    for ((pressed, hovered, selected), mut colour) in &mut buttons {
+        colour.set_if_neq(BackgroundColor(match (pressed, hovered.0, selected) {
+            (true, _, _) => PRESSED,
+            (false, true, _) => HOVERED,
+            (false, false, true) => SELECTED,
+            (false, false, false) => IDLE,
         }));
     }
 }

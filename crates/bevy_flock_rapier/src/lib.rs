@@ -125,7 +125,7 @@ impl ColliderObstacles<'_, '_, '_> {
     /// Runs `query` on rapier's query pipeline, seeing only the obstacle colliders (and, with
     /// `only`, only that collider's entity).
     fn pipeline<T>(&self, only: Option<Entity>, query: impl FnOnce(RapierQueryPipeline) -> T) -> T {
-        let marked = |entity: Entity| {
+        let marked = |entity: Entity, _: &bevy_rapier3d::rapier::geometry::Collider| {
             only.is_none_or(|only| only == entity)
                 && (matches!(self.colliders, ObstacleColliders::Groups(_))
                     || self.obstacles.get(entity) == Ok(&Obstacle::Collider))
@@ -242,7 +242,12 @@ impl ObstacleQuery for ColliderObstacles<'_, '_, '_> {
         // A start inside a collider (spawned there, or the collider moved onto the agent):
         // out through the nearest point of that collider's surface.
         for _ in 0..4 {
-            let inside = self.pipeline(None, |pipeline| pipeline.intersect_point(end).next());
+            let inside = self.pipeline(None, |pipeline| {
+                pipeline
+                    .intersect_point(end)
+                    .next()
+                    .map(|(entity, _)| entity)
+            });
             let Some(entity) = inside else {
                 break;
             };
