@@ -356,10 +356,11 @@ fn a_terrain_too_large_is_refused_with_a_clear_error() {
     assert!(Terrain::try_new(Vec2::ZERO, 1.0, UVec2::splat(64)).is_ok());
 }
 
-/// Big maps, run in release (`cargo test --release -- --ignored`): the walled-in goal on a
-/// 4,096 x 4,096 map and the serpentine on a 513 x 513 one are answered correctly.
+/// Big maps, left out of the quick run (CI runs them: `cargo test -- --ignored`): the
+/// walled-in goal on a 4,096 x 4,096 map and the serpentine on a 513 x 513 one are answered
+/// correctly.
 #[test]
-#[ignore = "big maps: run in release"]
+#[ignore = "big maps: run with -- --ignored"]
 fn big_maps_answer_paths_and_walled_in_goals() {
     let mut open = Terrain::new(Vec2::ZERO, 1.0, UVec2::splat(4_096));
     let goal = UVec2::splat(2_000);
