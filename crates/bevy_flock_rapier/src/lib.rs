@@ -43,6 +43,7 @@ use bevy_rapier3d::prelude::{
     CollisionGroups, QueryFilter, RapierContext, RapierQueryPipeline, ReadRapierContext,
     ShapeCastHit, ShapeCastOptions, ShapeCastStatus,
 };
+use bevy_rapier3d::rapier::geometry::Collider as RapierCollider;
 use flock_core::{CastHit, LEAVING_CONTACT, ObstacleQuery};
 
 /// Makes rapier colliders obstacles for every flock (see the [crate docs](crate)).
@@ -125,7 +126,7 @@ impl ColliderObstacles<'_, '_, '_> {
     /// Runs `query` on rapier's query pipeline, seeing only the obstacle colliders (and, with
     /// `only`, only that collider's entity).
     fn pipeline<T>(&self, only: Option<Entity>, query: impl FnOnce(RapierQueryPipeline) -> T) -> T {
-        let marked = |entity: Entity, _: &bevy_rapier3d::rapier::geometry::Collider| {
+        let marked = |entity: Entity, _: &RapierCollider| {
             only.is_none_or(|only| only == entity)
                 && (matches!(self.colliders, ObstacleColliders::Groups(_))
                     || self.obstacles.get(entity) == Ok(&Obstacle::Collider))
