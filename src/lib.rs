@@ -163,7 +163,7 @@
 //!   ask for with the nearest collision-free one (optimal reciprocal collision avoidance, van
 //!   den Berg et al. 2011). [`VelocityObstacles::Reciprocal`] lets bodies overlap rarely and
 //!   hardly (1,000 agents swapping places across a circle overlap by at most 0.1% of the
-//!   radius at 60 ticks a second); [`VelocityObstacles::Solid`] never lets two end a tick inside
+//!   radius at 64 ticks a second); [`VelocityObstacles::Solid`] never lets two end a tick inside
 //!   each other, at the price of jams where a dense crowd has no room. BENCHMARKS.md measures
 //!   both in circle swaps, crossing streams, a door and a dense crowd, and what the step costs.
 //!
