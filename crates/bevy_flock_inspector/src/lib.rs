@@ -19,18 +19,16 @@
 
 mod history;
 mod panel;
+mod state;
 
-use std::path::PathBuf;
-
-use bevy::asset::LoadedFolder;
-use bevy::asset::io::file::FileAssetReader;
 use bevy::prelude::*;
 use bevy_egui::{EguiPlugin, EguiPrimaryContextPass};
-use bevy_flock_plugin::{FlockMetrics, FlockPreset, FlockPresetsPlugin};
+use bevy_flock_plugin::{FlockMetrics, FlockPresetsPlugin};
 
 /// The bevy_egui this panel is built on, for games that draw egui windows of their own.
 pub use bevy_egui;
 pub use history::{MetricsHistory, MetricsSample};
+pub use state::FlockInspector;
 
 /// Adds the panel (and bevy_egui's `EguiPlugin` and the presets plugin, if the app has none).
 pub struct FlockInspectorPlugin;
@@ -48,43 +46,6 @@ impl Plugin for FlockInspectorPlugin {
             .add_systems(Startup, list_presets)
             .add_systems(Update, record_metrics)
             .add_systems(EguiPrimaryContextPass, panel::draw_panel);
-    }
-}
-
-/// The panel's state; change it from game code to open, close or point the panel.
-#[derive(Resource)]
-pub struct FlockInspector {
-    /// Whether the panel is shown.
-    pub open: bool,
-    /// The flock being edited; `None` edits the default flock.
-    pub selected: Option<Entity>,
-    /// The folder under the asset root that holds the presets, listed and saved to.
-    pub preset_folder: String,
-    /// Where the asset root is on disk, for saving presets: Bevy's default `assets` folder
-    /// unless the game's `AssetPlugin::file_path` says otherwise.
-    pub asset_root: PathBuf,
-    /// Name typed for the next saved preset.
-    new_preset_name: String,
-    /// What the last save did, for the panel.
-    save_status: Option<Result<String, String>>,
-    /// The preset folder, loaded at start-up (and again when it changes, with hot reload).
-    folder: Option<Handle<LoadedFolder>>,
-    /// Presets saved since, until the folder lists them.
-    saved: Vec<Handle<FlockPreset>>,
-}
-
-impl Default for FlockInspector {
-    fn default() -> Self {
-        Self {
-            open: true,
-            selected: None,
-            preset_folder: "presets".into(),
-            asset_root: FileAssetReader::get_base_path().join("assets"),
-            new_preset_name: "my_flock".into(),
-            save_status: None,
-            folder: None,
-            saved: Vec::new(),
-        }
     }
 }
 

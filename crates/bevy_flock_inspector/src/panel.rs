@@ -11,7 +11,8 @@ use bevy_flock_plugin::{
 };
 use egui_plot::{Line, Plot};
 
-use crate::{FlockInspector, MetricsHistory};
+use crate::history::MetricsHistory;
+use crate::state::FlockInspector;
 
 /// A flock as the panel sees it: who it is, how many, and its tuning to edit.
 type EditedFlock = (
@@ -310,89 +311,90 @@ fn tuning_view(
     let (mut w, mut l, mut p, mut b) = (*weights, *limits, *perception, *boundary);
     egui::CollapsingHeader::new("Weights")
         .default_open(true)
-        .show(ui, |ui| {
-            weight(ui, &mut w.separation, "separation", 10.0);
-            weight(ui, &mut w.alignment, "alignment", 5.0);
-            weight(ui, &mut w.cohesion, "cohesion", 5.0);
-            weight(ui, &mut w.target, "target", 5.0);
-            weight(ui, &mut w.collision_avoidance, "collision avoidance", 3.0);
-            weight(ui, &mut w.flee, "flee", 3.0);
-            weight(
-                ui,
-                &mut w.noise,
-                "noise (rad per tick)",
-                std::f32::consts::PI,
-            );
-            weight(ui, &mut w.leader, "leader", 5.0);
-            weight(ui, &mut w.flow, "flow", 5.0);
-            weight(ui, &mut w.wander, "wander", 5.0);
-            weight(ui, &mut w.wander_rate, "wander rate (rad per sqrt s)", 10.0);
-            weight(ui, &mut w.standoff, "standoff from enemies", 10.0);
-            egui::ComboBox::from_label("blending")
-                .selected_text(format!("{:?}", w.blending))
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut w.blending, BlendMode::WeightedSum, "WeightedSum");
-                    ui.selectable_value(&mut w.blending, BlendMode::Prioritised, "Prioritised");
-                    ui.selectable_value(
-                        &mut w.blending,
-                        BlendMode::RuleLimitsOnly,
-                        "RuleLimitsOnly",
-                    );
-                });
-            egui::ComboBox::from_label("rule style")
-                .selected_text(format!("{:?}", w.style))
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut w.style, RuleStyle::Vector, "Vector");
-                    ui.selectable_value(
-                        &mut w.style,
-                        RuleStyle::DesiredVelocity,
-                        "DesiredVelocity",
-                    );
-                });
-        });
+        .show(ui, |ui| weights_view(ui, &mut w));
     egui::CollapsingHeader::new("Speed and force")
         .default_open(true)
-        .show(ui, |ui| {
-            amount(ui, &mut l.max_speed, "max speed");
-            amount(ui, &mut l.min_speed, "min speed");
-            amount(ui, &mut l.max_force, "max force");
-            amount(ui, &mut l.response_time, "response time (s)");
-            amount(ui, &mut l.arrival_radius, "arrival radius");
-            optional(ui, &mut l.max_turn_rate, "turn rate limit (deg/s)", 180.0);
-            amount(ui, &mut l.reach_radius, "reach radius");
-        });
+        .show(ui, |ui| limits_view(ui, &mut l));
     egui::CollapsingHeader::new("Perception")
         .default_open(true)
-        .show(ui, |ui| {
-            amount(ui, &mut p.neighbour_radius, "neighbour radius");
-            amount(ui, &mut p.separation_radius, "separation radius");
-            ui.add(egui::Slider::new(&mut p.field_of_view, 0.0..=360.0).text("field of view"));
-            let mut cap = p.max_neighbours.map(|n| n as f32);
-            optional(ui, &mut cap, "neighbour cap", 64.0);
-            p.max_neighbours = cap.map(|n| n.round().max(1.0) as u32);
-            amount(ui, &mut p.collision_distance, "collision distance");
-            amount(ui, &mut p.collision_horizon, "collision horizon (s)");
-            egui::ComboBox::from_label("velocity obstacles (ORCA)")
-                .selected_text(format!("{:?}", p.velocity_obstacles))
-                .show_ui(ui, |ui| {
-                    for mode in [
-                        VelocityObstacles::Off,
-                        VelocityObstacles::Reciprocal,
-                        VelocityObstacles::Solid,
-                    ] {
-                        ui.selectable_value(&mut p.velocity_obstacles, mode, format!("{mode:?}"));
-                    }
-                });
-            amount(ui, &mut p.avoidance_priority, "avoidance priority");
-            layers(ui, &mut p.avoidance_layers, "in layers");
-            layers(ui, &mut p.avoidance_mask, "avoids layers");
-            ui.checkbox(&mut p.counts_itself, "counts itself (Vicsek)");
-        });
+        .show(ui, |ui| perception_view(ui, &mut p));
     egui::CollapsingHeader::new("Edge").show(ui, |ui| boundary_view(ui, &mut b));
     weights.set_if_neq(w);
     limits.set_if_neq(l);
     perception.set_if_neq(p);
     boundary.set_if_neq(b);
+}
+
+/// The rule weights, the blending and the rule style.
+fn weights_view(ui: &mut egui::Ui, w: &mut FlockWeights) {
+    weight(ui, &mut w.separation, "separation", 10.0);
+    weight(ui, &mut w.alignment, "alignment", 5.0);
+    weight(ui, &mut w.cohesion, "cohesion", 5.0);
+    weight(ui, &mut w.target, "target", 5.0);
+    weight(ui, &mut w.collision_avoidance, "collision avoidance", 3.0);
+    weight(ui, &mut w.flee, "flee", 3.0);
+    weight(
+        ui,
+        &mut w.noise,
+        "noise (rad per tick)",
+        std::f32::consts::PI,
+    );
+    weight(ui, &mut w.leader, "leader", 5.0);
+    weight(ui, &mut w.flow, "flow", 5.0);
+    weight(ui, &mut w.wander, "wander", 5.0);
+    weight(ui, &mut w.wander_rate, "wander rate (rad per sqrt s)", 10.0);
+    weight(ui, &mut w.standoff, "standoff from enemies", 10.0);
+    egui::ComboBox::from_label("blending")
+        .selected_text(format!("{:?}", w.blending))
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut w.blending, BlendMode::WeightedSum, "WeightedSum");
+            ui.selectable_value(&mut w.blending, BlendMode::Prioritised, "Prioritised");
+            ui.selectable_value(&mut w.blending, BlendMode::RuleLimitsOnly, "RuleLimitsOnly");
+        });
+    egui::ComboBox::from_label("rule style")
+        .selected_text(format!("{:?}", w.style))
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut w.style, RuleStyle::Vector, "Vector");
+            ui.selectable_value(&mut w.style, RuleStyle::DesiredVelocity, "DesiredVelocity");
+        });
+}
+
+/// Speed, force, turn rate and the radii of arrival and reach.
+fn limits_view(ui: &mut egui::Ui, l: &mut SteeringLimits) {
+    amount(ui, &mut l.max_speed, "max speed");
+    amount(ui, &mut l.min_speed, "min speed");
+    amount(ui, &mut l.max_force, "max force");
+    amount(ui, &mut l.response_time, "response time (s)");
+    amount(ui, &mut l.arrival_radius, "arrival radius");
+    optional(ui, &mut l.max_turn_rate, "turn rate limit (deg/s)", 180.0);
+    amount(ui, &mut l.reach_radius, "reach radius");
+}
+
+/// Radii, field of view, the neighbour cap and the velocity-obstacle settings.
+fn perception_view(ui: &mut egui::Ui, p: &mut Perception) {
+    amount(ui, &mut p.neighbour_radius, "neighbour radius");
+    amount(ui, &mut p.separation_radius, "separation radius");
+    ui.add(egui::Slider::new(&mut p.field_of_view, 0.0..=360.0).text("field of view"));
+    let mut cap = p.max_neighbours.map(|n| n as f32);
+    optional(ui, &mut cap, "neighbour cap", 64.0);
+    p.max_neighbours = cap.map(|n| n.round().max(1.0) as u32);
+    amount(ui, &mut p.collision_distance, "collision distance");
+    amount(ui, &mut p.collision_horizon, "collision horizon (s)");
+    egui::ComboBox::from_label("velocity obstacles (ORCA)")
+        .selected_text(format!("{:?}", p.velocity_obstacles))
+        .show_ui(ui, |ui| {
+            for mode in [
+                VelocityObstacles::Off,
+                VelocityObstacles::Reciprocal,
+                VelocityObstacles::Solid,
+            ] {
+                ui.selectable_value(&mut p.velocity_obstacles, mode, format!("{mode:?}"));
+            }
+        });
+    amount(ui, &mut p.avoidance_priority, "avoidance priority");
+    layers(ui, &mut p.avoidance_layers, "in layers");
+    layers(ui, &mut p.avoidance_mask, "avoids layers");
+    ui.checkbox(&mut p.counts_itself, "counts itself (Vicsek)");
 }
 
 fn weight(ui: &mut egui::Ui, value: &mut f32, name: &str, top: f32) {

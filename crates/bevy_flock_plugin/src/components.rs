@@ -281,3 +281,11 @@ pub struct Predator {
     /// How near agents flee it.
     pub radius: f32,
 }
+
+/// The flock of agents that have no [`InFlock`]. The plugin spawns it, named "Default flock";
+/// tune it like any other [`Flock`]. If it is despawned (a level teardown that despawns every
+/// entity, say), the plugin spawns a new one with the default tuning at the next tick and
+/// logs a warning.
+#[derive(Resource, Reflect, Debug, Clone, Copy, PartialEq, Eq, Deref)]
+#[reflect(Resource, Debug, Clone, PartialEq)]
+pub struct DefaultFlock(pub Entity);

@@ -11,7 +11,7 @@ use bevy::prelude::*;
 use flock_core::Correction;
 
 use crate::FlockSimulation;
-use crate::plugin::{FlockingSchedule, Step};
+use crate::schedule::{FlockingSchedule, Step};
 
 /// Publishes [`FlockMetrics`] and the Bevy diagnostics of this module after each tick's
 /// integration (a member of [`FlockingPlugins`](crate::FlockingPlugins)).

@@ -5,7 +5,7 @@ use bevy::prelude::*;
 
 use crate::Flock;
 use crate::diagnostics::Reporter;
-use crate::plugin::{FlockingSchedule, Step};
+use crate::schedule::{FlockingSchedule, Step};
 use crate::simulation::FlockSimulation;
 
 /// Feeds every agent of a flock with a [`FlowField`] the field's flow at its position, each

@@ -6,6 +6,8 @@
 
 pub mod backend;
 mod components;
+mod config;
+mod destination;
 pub mod diagnostics;
 mod executor;
 mod extract;
@@ -16,6 +18,7 @@ mod obstacles;
 mod plugin;
 #[cfg(feature = "presets")]
 pub mod presets;
+mod schedule;
 mod simulation;
 mod squads;
 mod states;
@@ -27,21 +30,23 @@ mod testing;
 
 pub use backend::{BuiltInObstacles, ObstacleBackend, ObstacleBackendAppExt};
 pub use components::{
-    Agent, AgentStuck, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock, LeaderLost,
-    Obstacle, Predator, SteeringState, Target, TargetReached, Velocity,
+    Agent, AgentStuck, DefaultFlock, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock,
+    LeaderLost, Obstacle, Predator, SteeringState, Target, TargetReached, Velocity,
 };
+pub use config::FlockingConfig;
+pub use destination::{Destination, PathNotFound, PathStatus, PlannedPath};
 pub use diagnostics::{FlockDiagnosticsPlugin, FlockMetrics, InputCorrected, ReportedInput};
 pub use flow::{FlowField, FlowFieldsPlugin};
 #[cfg(feature = "bevy_gizmos")]
 pub use gizmos::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
 pub use obstacles::BuiltInObstaclesPlugin;
-pub use plugin::{DefaultFlock, FlockingConfig, FlockingPlugin, FlockingPlugins, FlockingSystems};
+pub use plugin::{FlockingPlugin, FlockingPlugins};
 #[cfg(feature = "presets")]
 pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
+pub use schedule::FlockingSystems;
 pub use simulation::{FlockSimulation, NearbyAgent};
 pub use squads::{
-    Combatant, Destination, Formation, PathNotFound, PathStatus, PlannedPath, PotentialField,
-    SUPPORT_MARGIN, SquadsPlugin, UNARMED_MARGIN,
+    Combatant, Formation, PotentialField, SUPPORT_MARGIN, SquadsPlugin, UNARMED_MARGIN,
 };
 pub use states::{BehaviourStates, BehaviourStatesPlugin};
 #[cfg(feature = "pathfinding")]

@@ -8,7 +8,7 @@ use flock_core::{Correction, Shape, Value};
 use crate::Obstacle;
 use crate::backend::ObstacleBackends;
 use crate::diagnostics::Reporter;
-use crate::plugin::{FlockingSchedule, Step};
+use crate::schedule::{FlockingSchedule, Step};
 use crate::simulation::FlockSimulation;
 
 /// Copies every [`Obstacle`] entity's shape, placed and scaled by its transform, into the

@@ -2,7 +2,7 @@
 
 use bevy::prelude::*;
 
-use crate::plugin::{FlockingSchedule, Step};
+use crate::schedule::{FlockingSchedule, Step};
 use crate::{Agent, FlockWeights};
 
 /// Switches [`BehaviourStates`]: each switched state's weights are written into its entity's

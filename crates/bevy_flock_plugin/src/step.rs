@@ -11,7 +11,7 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use flock_core::{ChunkExecutor, Serial, Space, for_each_part};
 
-use crate::backend::ObstacleBackend;
+use crate::backend::source::ObstacleBackend;
 use crate::executor::TaskPoolExecutor;
 use crate::simulation::FlockSimulation;
 use crate::{Agent, AgentStuck, FlockingConfig, SteeringState, Target, TargetReached, Velocity};
@@ -183,24 +183,39 @@ fn write_back(
             goal_changed,
         );
     }
-    let mut arrivals = out.arrivals.into_inner().unwrap_or_else(|e| e.into_inner());
-    // In a fixed order, whatever the threads did.
-    arrivals.sort_unstable();
-    for entity in arrivals {
-        if let Some(target) = sim.index_of(entity).and_then(|i| sim.crowd().target(i)) {
-            commands.trigger(TargetReached { entity, target });
+    out.trigger_events(&mut commands);
+    sim.step_time += started.elapsed();
+}
+
+impl WriteBack<'_> {
+    /// Triggers [`TargetReached`] for the agents that arrived and [`AgentStuck`] for those that
+    /// stalled, in entity order, whatever order the threads wrote them in.
+    fn trigger_events(self, commands: &mut Commands) {
+        let mut arrivals = self
+            .arrivals
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        // In a fixed order, whatever the threads did.
+        arrivals.sort_unstable();
+        for entity in arrivals {
+            if let Some(target) = self
+                .sim
+                .index_of(entity)
+                .and_then(|i| self.sim.crowd().target(i))
+            {
+                commands.trigger(TargetReached { entity, target });
+            }
+        }
+        let mut stalls = self.stalls.into_inner().unwrap_or_else(|e| e.into_inner());
+        stalls.sort_unstable_by_key(|&(entity, ..)| entity);
+        for (entity, target, distance) in stalls {
+            commands.trigger(AgentStuck {
+                entity,
+                target,
+                distance,
+            });
         }
     }
-    let mut stalls = out.stalls.into_inner().unwrap_or_else(|e| e.into_inner());
-    stalls.sort_unstable_by_key(|&(entity, ..)| entity);
-    for (entity, target, distance) in stalls {
-        commands.trigger(AgentStuck {
-            entity,
-            target,
-            distance,
-        });
-    }
-    sim.step_time += started.elapsed();
 }
 
 /// The first agent of the crowd's run `entities` are, in order, if they are one (as the copy in

@@ -5,7 +5,7 @@ use bevy::math::I64Vec3;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
-use super::paths::Ground;
+use super::ground::Ground;
 use crate::diagnostics::Reporter;
 use crate::{Flock, FlockSimulation, InFlock, Perception};
 

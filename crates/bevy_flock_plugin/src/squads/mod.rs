@@ -3,17 +3,19 @@
 //! [`PotentialField`] steering as the alternative to flocking.
 
 mod combat;
+mod ground;
 mod paths;
 
 use bevy::ecs::entity::EntityHashSet;
 use bevy::prelude::*;
 
 pub use combat::{Combatant, PotentialField, SUPPORT_MARGIN, UNARMED_MARGIN};
-pub use paths::{Destination, PathNotFound, PathStatus, PlannedPath};
-pub(crate) use paths::{Ground, GroundChange, Planned};
 
-use crate::plugin::{FlockingSchedule, Step};
-use crate::{Flock, FlockMembers, Perception};
+use crate::Perception;
+use crate::components::{Flock, FlockMembers};
+use crate::destination::{Destination, PathStatus, Planned, PlannedPath};
+use crate::schedule::{FlockingSchedule, Step};
+use ground::{Ground, GroundChange, SeenGround};
 
 /// RTS movement, opt in (add it after [`FlockingPlugins`](crate::FlockingPlugins)):
 ///
@@ -136,7 +138,7 @@ fn assign_formation_places(
     mut ground: Ground,
     mut commands: Commands,
     mut waiting: Local<EntityHashSet>,
-    mut seen: Local<paths::SeenGround>,
+    mut seen: Local<SeenGround>,
 ) {
     let change = ground.changes(&mut seen);
     waiting.retain(|&squad| squads.contains(squad));

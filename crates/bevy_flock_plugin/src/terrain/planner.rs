@@ -6,10 +6,11 @@ use std::collections::VecDeque;
 use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 
+use super::map::{Terrain, TerrainRevision};
 use super::regions::RegionsBuilder;
+use super::routes::{PathQuery, PathStart};
 use super::search::{PathSearch, Searched, is_open_path};
-use super::{PathQuery, PathStart, Terrain, TerrainRevision};
-use crate::squads::Planned;
+use crate::destination::Planned;
 
 /// How many paths found on the terrain as it is the planner keeps for reuse, the newest.
 const REUSABLE_PATHS: usize = 64;
@@ -169,7 +170,7 @@ impl PathPlanner {
             let Some(active) = self.active.as_mut() else {
                 return;
             };
-            let outcome = active.search.run(terrain, self.left);
+            let outcome = active.search.run(&terrain.tiles, self.left);
             let expanded = active.search.expanded_in_last_run();
             let Active {
                 who,
@@ -188,7 +189,9 @@ impl PathPlanner {
                     self.restart(who, query);
                     continue;
                 }
-                Searched::Found(tiles) if changed_since && !is_open_path(terrain, &tiles) => {
+                Searched::Found(tiles)
+                    if changed_since && !is_open_path(&terrain.tiles, &tiles) =>
+                {
                     self.restart(who, query);
                     continue;
                 }
@@ -229,7 +232,7 @@ impl PathPlanner {
         let share = self.regions_left.min(self.left);
         let mut left = share;
         let builder = self.regions.get_or_insert_default();
-        let done = builder.work(terrain, &mut left);
+        let done = builder.work(&terrain.tiles, &mut left);
         self.regions_left -= share - left;
         self.spend(share - left);
         let Some(regions) = done else {
@@ -266,7 +269,7 @@ impl PathPlanner {
                     self.active = Some(Active {
                         who,
                         query,
-                        search: PathSearch::new(terrain, query.start, query.goal),
+                        search: PathSearch::new(&terrain.tiles, query.start, query.goal),
                         started_on: terrain.revision(),
                     });
                     return true;

@@ -2,7 +2,7 @@
 
 use bevy::prelude::*;
 
-use super::Terrain;
+use super::tiles::Tiles;
 
 /// How many tiles the region work scans for the cost of one tile expanded by A*: a row scan
 /// reads a byte a tile, an A* expansion visits eight neighbours through a hash map and a heap.
@@ -24,11 +24,11 @@ pub(super) struct Regions {
 
 impl Regions {
     /// The regions of `terrain`, worked out at once.
-    pub(super) fn new(terrain: &Terrain) -> Self {
+    pub(super) fn new(tiles: &Tiles) -> Self {
         let mut builder = RegionsBuilder::default();
         let mut unlimited = u32::MAX;
         loop {
-            if let Some(regions) = builder.work(terrain, &mut unlimited) {
+            if let Some(regions) = builder.work(tiles, &mut unlimited) {
                 return regions;
             }
             unlimited = u32::MAX;
@@ -65,14 +65,14 @@ impl RegionsBuilder {
     /// Works on the regions of `terrain` until they are done or `budget` (in tile expansions,
     /// see [`TILES_SCANNED_PER_EXPANSION`]) is spent, counting it down; returns the regions
     /// once done. A row is scanned whole, so one call may overspend by up to a row.
-    pub(super) fn work(&mut self, terrain: &Terrain, budget: &mut u32) -> Option<Regions> {
-        let (width, height) = (terrain.size.x as usize, terrain.size.y as usize);
+    pub(super) fn work(&mut self, tiles: &Tiles, budget: &mut u32) -> Option<Regions> {
+        let (width, height) = (tiles.size.x as usize, tiles.size.y as usize);
         // A row costs its tiles, and each run in it one more tile for its unions.
         let mut scanned: u64 = 0;
         let allowance = u64::from(*budget) * u64::from(TILES_SCANNED_PER_EXPANSION);
         while self.rows < height && scanned < allowance {
             let before = self.regions.runs.len();
-            self.scan_row(terrain, width);
+            self.scan_row(tiles, width);
             scanned += (width + self.regions.runs.len() - before) as u64;
         }
         let total = self.regions.runs.len();
@@ -95,9 +95,9 @@ impl RegionsBuilder {
     }
 
     /// Scans the next row into runs and joins each to the runs of the row below it overlaps.
-    fn scan_row(&mut self, terrain: &Terrain, width: usize) {
+    fn scan_row(&mut self, tiles: &Tiles, width: usize) {
         let y = self.rows;
-        let row = &terrain.walkable[y * width..(y + 1) * width];
+        let row = &tiles.walkable[y * width..(y + 1) * width];
         let runs = &mut self.regions.runs;
         let first = runs.len();
         self.regions.row_starts.push(first);

@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 
-use super::Terrain;
+use super::tiles::Tiles;
 
 /// Cost of a straight step between tiles; a diagonal one costs [`DIAGONAL_COST`].
 const STRAIGHT_COST: u32 = 10;
@@ -47,8 +47,8 @@ pub(super) enum Searched {
 
 impl PathSearch {
     /// A search from `start` to `goal`, both walkable tiles of `terrain`.
-    pub(super) fn new(terrain: &Terrain, start: UVec2, goal: UVec2) -> Self {
-        let mut reached = TileTable::new(terrain.size);
+    pub(super) fn new(tiles: &Tiles, start: UVec2, goal: UVec2) -> Self {
+        let mut reached = TileTable::new(tiles.size);
         reached.set(start, 0, NO_STEP);
         let mut open = Buckets::new(octile_distance(start, goal));
         open.push(octile_distance(start, goal), start, 0);
@@ -66,9 +66,9 @@ impl PathSearch {
     /// dropped, counts as [`STALE_PER_TILE`]th of one): the path if it is found,
     /// [`Searched::NoPath`] if none can be, [`Searched::Unfinished`] if the budget ran out
     /// first.
-    pub(super) fn run(&mut self, terrain: &Terrain, budget: u32) -> Searched {
+    pub(super) fn run(&mut self, tiles: &Tiles, budget: u32) -> Searched {
         let mut left = budget;
-        let outcome = self.expand(terrain, &mut left);
+        let outcome = self.expand(tiles, &mut left);
         self.last_run = budget - left;
         outcome
     }
@@ -79,7 +79,7 @@ impl PathSearch {
     }
 
     /// [`run`](Self::run), counting the budget down in `left`.
-    fn expand(&mut self, terrain: &Terrain, left: &mut u32) -> Searched {
+    fn expand(&mut self, tiles: &Tiles, left: &mut u32) -> Searched {
         loop {
             // The budget is checked before a tile leaves the open list, so that a search
             // split into runs pops the same tiles as one run.
@@ -104,7 +104,7 @@ impl PathSearch {
                 continue;
             }
             *left -= 1;
-            let (steps, count) = steps(terrain, tile);
+            let (steps, count) = steps(tiles, tile);
             for &(step, next, step_cost) in &steps[..count] {
                 let cost = cost + step_cost;
                 if self.reached.cost(next).is_none_or(|best| cost < best) {
@@ -305,11 +305,11 @@ impl TileTable {
 
 /// The walkable tiles one step from `tile`, with the step (into [`STEPS`]) and its cost: the
 /// first `.1` of `.0`.
-fn steps(terrain: &Terrain, tile: UVec2) -> ([(u8, UVec2, u32); 8], usize) {
+fn steps(tiles: &Tiles, tile: UVec2) -> ([(u8, UVec2, u32); 8], usize) {
     let at = tile.as_ivec2();
     let open = |d: IVec2| {
         let t = at + d;
-        t.cmpge(IVec2::ZERO).all() && terrain.is_walkable(t.as_uvec2())
+        t.cmpge(IVec2::ZERO).all() && tiles.is_walkable(t.as_uvec2())
     };
     let mut found = [(0, UVec2::ZERO, 0); 8];
     let mut count = 0;
@@ -324,13 +324,13 @@ fn steps(terrain: &Terrain, tile: UVec2) -> ([(u8, UVec2, u32); 8], usize) {
     (found, count)
 }
 
-/// Whether every step of `tiles` is one [`PathSearch`] could take on `terrain` as it is now:
+/// Whether every step of `path` is one [`PathSearch`] could take on `tiles` as they are now:
 /// onto a walkable tile, and diagonally only past two walkable ones.
-pub(super) fn is_open_path(terrain: &Terrain, tiles: &[UVec2]) -> bool {
-    tiles.iter().all(|&tile| terrain.is_walkable(tile))
-        && tiles.windows(2).all(|step| {
+pub(super) fn is_open_path(tiles: &Tiles, path: &[UVec2]) -> bool {
+    path.iter().all(|&tile| tiles.is_walkable(tile))
+        && path.windows(2).all(|step| {
             let (a, b) = (step[0], step[1]);
-            terrain.is_walkable(UVec2::new(a.x, b.y)) && terrain.is_walkable(UVec2::new(b.x, a.y))
+            tiles.is_walkable(UVec2::new(a.x, b.y)) && tiles.is_walkable(UVec2::new(b.x, a.y))
         })
 }
 

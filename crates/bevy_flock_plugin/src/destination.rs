@@ -1,0 +1,77 @@
+//! Destinations: the point an agent or squad is sent to, the path planned there, and what a
+//! planner answers. The squads follow paths; the terrain plans them.
+
+use bevy::prelude::*;
+
+/// Sends an agent to a point (the hybrid pathfinding of RTS squads): the plugin plans a path
+/// (a [`PlannedPath`]) across the `Terrain` by A* when there is one (the `pathfinding` feature
+/// and `TerrainPlugin`, whose `PathPlanner` spreads long searches over ticks), plans it again
+/// when the destination changes or a new wall crosses it, and steers the agent along it by
+/// setting its [`Target`] to each waypoint in turn, the last being the destination itself,
+/// where the agent arrives and settles. Without a terrain the path is the destination alone.
+/// When no path exists the agent stays, its path says so, and it gets a [`PathNotFound`].
+///
+/// While an agent has a destination, the plugin owns its [`Target`]; remove the destination
+/// to steer the agent yourself again. A [`Combatant`] that sees an enemy within its
+/// [`sight`](Combatant::sight) leaves its path for the nearest such enemy, where its standoff
+/// holds it at its weapon's range (path finding hands over to flocking), and takes up its
+/// path again once none is in sight.
+///
+/// On a [`Flock`](crate::Flock) entity it sends the whole flock as a squad: the squad plans one
+/// path, and each member gets its own place in a [`Formation`](crate::Formation) round the
+/// point as its destination, with the squad's path to it.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[require(PlannedPath)]
+#[reflect(Component, Debug, Clone, PartialEq)]
+pub struct Destination(pub Vec3);
+
+/// The path the plugin planned toward an agent's [`Destination`]. Written by the plugin.
+#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub struct PlannedPath {
+    /// The destination this path leads to, or is being planned to.
+    pub destination: Option<Vec3>,
+    /// The waypoints, the destination last; empty when no path was found.
+    pub waypoints: Vec<Vec3>,
+    /// The waypoint the agent is heading for.
+    pub next: usize,
+    /// Whether the path is planned, being planned, or cannot be.
+    pub status: PathStatus,
+}
+
+/// Where planning an agent's path stands.
+#[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[reflect(Default, Debug, Clone, PartialEq)]
+pub enum PathStatus {
+    /// Waiting for its turn in the planner (the agent keeps the path it had, if any).
+    #[default]
+    Planning,
+    /// Planned: the waypoints lead to the destination.
+    Found,
+    /// No path joins the agent to its destination; it stays until the destination or the
+    /// terrain changes.
+    NoPath,
+}
+
+/// Triggered on an agent when no path joins it to its [`Destination`]: once per destination,
+/// and again only if it found one since and lost it to a new wall.
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq)]
+pub struct PathNotFound {
+    /// The agent.
+    pub entity: Entity,
+    /// The destination it has no path to.
+    pub destination: Vec3,
+}
+
+/// What the ground says of a path asked for.
+#[derive(Clone, Debug, PartialEq)]
+// Open ground, the only ground without the `pathfinding` feature, always has a path ready.
+#[cfg_attr(not(feature = "pathfinding"), allow(dead_code))]
+pub(crate) enum Planned {
+    /// The waypoints, the destination last.
+    Ready(Vec<Vec3>),
+    /// Still waiting for its turn or its search.
+    Waiting,
+    /// No path joins the two points.
+    NoPath,
+}

@@ -1,0 +1,195 @@
+//! The ground squads move over: the `Terrain` when there is one, else open ground.
+
+#[cfg(not(feature = "pathfinding"))]
+use core::marker::PhantomData;
+
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+
+use crate::destination::Planned;
+#[cfg(feature = "pathfinding")]
+use crate::terrain::{PathPlanner, Terrain};
+
+/// What changed on the ground since a system last looked.
+#[derive(Clone, Debug, PartialEq)]
+// Open ground, the only ground without the `pathfinding` feature, never changes.
+#[cfg_attr(not(feature = "pathfinding"), allow(dead_code))]
+pub(crate) enum GroundChange {
+    /// Nothing.
+    None,
+    /// Only these tiles were walled in (and maybe others opened).
+    Blocked(NewWalls),
+    /// Too much to tell: the ground was replaced, or changed too often.
+    All,
+}
+
+/// How far along its path, in tiles, a unit checks that its way is clear each tick (and the
+/// longest leg path shortening makes, so that the next waypoint is always within it).
+#[cfg(feature = "pathfinding")]
+const LOOK_AHEAD_TILES: f32 = crate::terrain::LONGEST_SHORTCUT;
+
+/// The walls raised since a system last looked.
+#[cfg(feature = "pathfinding")]
+pub(crate) type NewWalls = crate::terrain::NewWalls;
+/// The walls raised since a system last looked: open ground has none.
+#[cfg(not(feature = "pathfinding"))]
+pub(crate) type NewWalls = ();
+
+/// The ground as a system last saw it: the terrain's revision, if there was one.
+#[cfg(feature = "pathfinding")]
+pub(crate) type SeenGround = Option<crate::terrain::TerrainRevision>;
+/// The ground as a system last saw it: open ground never changes.
+#[cfg(not(feature = "pathfinding"))]
+pub(crate) type SeenGround = ();
+
+/// The ground squads move over: the `Terrain` (with the `pathfinding` feature, when one is
+/// inserted and valid), else open ground, where every straight line is clear.
+#[derive(SystemParam)]
+pub(crate) struct Ground<'w> {
+    #[cfg(feature = "pathfinding")]
+    terrain: Option<Res<'w, Terrain>>,
+    #[cfg(feature = "pathfinding")]
+    planner: Option<ResMut<'w, PathPlanner>>,
+    #[cfg(not(feature = "pathfinding"))]
+    _open: PhantomData<&'w ()>,
+}
+
+#[cfg(feature = "pathfinding")]
+impl Ground<'_> {
+    /// The terrain, if there is a usable one.
+    fn terrain(&self) -> Option<&Terrain> {
+        self.terrain.as_deref().filter(|t| t.is_valid())
+    }
+
+    /// What changed since the ground `seen` last, which becomes the ground as it is.
+    pub(crate) fn changes(&self, seen: &mut SeenGround) -> GroundChange {
+        let Some(terrain) = self.terrain() else {
+            return if seen.take().is_some() {
+                GroundChange::All
+            } else {
+                GroundChange::None
+            };
+        };
+        let revision = terrain.revision();
+        match seen.replace(revision) {
+            Some(before) if before == revision => GroundChange::None,
+            Some(before) => terrain
+                .blocked_since(before)
+                .map_or(GroundChange::All, GroundChange::Blocked),
+            None => GroundChange::All,
+        }
+    }
+
+    /// Whether the planner holds a request of `who`'s, or its answer.
+    pub(crate) fn has_request(&self, who: Entity) -> bool {
+        self.planner.as_ref().is_some_and(|p| p.has_request(who))
+    }
+
+    /// Whether a wall raised on one of `tiles` would block the way from `from` along
+    /// `waypoints`.
+    pub(crate) fn crosses(&self, from: Vec3, waypoints: &[Vec3], tiles: &NewWalls) -> bool {
+        self.terrain()
+            .is_some_and(|t| t.crosses(from, waypoints, tiles))
+    }
+
+    /// Whether `point` is walkable.
+    pub(crate) fn is_walkable_at(&self, point: Vec3) -> bool {
+        self.terrain().is_none_or(|t| t.is_walkable_at(point))
+    }
+
+    /// Whether a unit goes straight from `a` to `b` with room to spare (see
+    /// [`Terrain::is_clear_line`]).
+    pub(crate) fn is_clear_line(&self, a: Vec3, b: Vec3) -> bool {
+        self.terrain().is_none_or(|t| t.is_clear_line(a, b))
+    }
+
+    /// Whether the segment from `a` to `b` crosses only walkable ground: a line of sight.
+    pub(crate) fn sees(&self, a: Vec3, b: Vec3) -> bool {
+        self.terrain().is_none_or(|t| t.is_clear_band(a, b, 0.0))
+    }
+
+    /// The path for `who` from `from` to `to` (see [`Terrain::find_path`]): through the
+    /// [`PathPlanner`] when there is one, so that it may have to wait its turn; on open ground,
+    /// `to` alone.
+    pub(crate) fn plan(&mut self, who: Entity, from: Vec3, to: Vec3) -> Planned {
+        let Some(terrain) = self.terrain.as_deref().filter(|t| t.is_valid()) else {
+            return Planned::Ready(vec![to]);
+        };
+        match self.planner.as_deref_mut() {
+            Some(planner) => planner.plan(terrain, who, from, to),
+            None => terrain
+                .find_path(from, to)
+                .map_or(Planned::NoPath, Planned::Ready),
+        }
+    }
+
+    /// The centres of the unwalkable tiles.
+    pub(crate) fn wall_centres(&self) -> Vec<Vec3> {
+        self.terrain().map_or_else(Vec::new, Terrain::wall_centres)
+    }
+
+    /// How far along its path a unit checks its way is clear: [`LOOK_AHEAD_TILES`] tiles.
+    pub(crate) fn look_ahead(&self) -> f32 {
+        self.terrain()
+            .map_or(f32::INFINITY, |t| t.tile_size() * LOOK_AHEAD_TILES)
+    }
+
+    /// Half the width of a tile (half a unit on open ground).
+    pub(crate) fn half_tile(&self) -> f32 {
+        self.terrain().map_or(0.5, |t| t.tile_size() * 0.5)
+    }
+}
+
+/// Open ground, where no terrain can be (without the `pathfinding` feature).
+#[cfg(not(feature = "pathfinding"))]
+impl Ground<'_> {
+    /// Nothing: open ground does not change.
+    pub(crate) fn changes(&self, _seen: &mut SeenGround) -> GroundChange {
+        GroundChange::None
+    }
+
+    /// Never: open ground answers at once.
+    pub(crate) fn has_request(&self, _who: Entity) -> bool {
+        false
+    }
+
+    /// Never.
+    pub(crate) fn crosses(&self, _from: Vec3, _waypoints: &[Vec3], _tiles: &NewWalls) -> bool {
+        false
+    }
+
+    /// Everywhere.
+    pub(crate) fn is_walkable_at(&self, _point: Vec3) -> bool {
+        true
+    }
+
+    /// Always.
+    pub(crate) fn is_clear_line(&self, _a: Vec3, _b: Vec3) -> bool {
+        true
+    }
+
+    /// Always.
+    pub(crate) fn sees(&self, _a: Vec3, _b: Vec3) -> bool {
+        true
+    }
+
+    /// Straight to `to`.
+    pub(crate) fn plan(&mut self, _who: Entity, _from: Vec3, to: Vec3) -> Planned {
+        Planned::Ready(vec![to])
+    }
+
+    /// None.
+    pub(crate) fn wall_centres(&self) -> Vec<Vec3> {
+        Vec::new()
+    }
+
+    /// Without end: every line is clear.
+    pub(crate) fn look_ahead(&self) -> f32 {
+        f32::INFINITY
+    }
+
+    /// Half a unit.
+    pub(crate) fn half_tile(&self) -> f32 {
+        0.5
+    }
+}
