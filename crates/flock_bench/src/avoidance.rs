@@ -11,7 +11,8 @@ use bevy_flock_rapier::FlockRapierPlugin;
 use bevy_rapier3d::prelude::{Collider, NoUserData, RapierPhysicsPlugin};
 use flock_core::Space;
 
-use crate::{Workload, plugin_app, unit_generator};
+use crate::harness::plugin_app;
+use crate::workload::{Workload, unit_generator};
 
 /// Agents in the avoidance workload.
 pub const AGENTS: usize = 10_000;

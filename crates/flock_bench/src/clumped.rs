@@ -13,7 +13,8 @@ use bevy::prelude::*;
 use bevy_flock_plugin::prelude::*;
 use flock_core::{Crowd, Space};
 
-use crate::{PoolParts, Workload, plugin_app, unit_generator};
+use crate::harness::{PoolParts, plugin_app};
+use crate::workload::{Workload, unit_generator};
 
 /// Agents in each case.
 const AGENTS: usize = 50_000;
@@ -116,7 +117,7 @@ impl Case {
         self.app.update();
         let plugin = started.elapsed();
         let started = Instant::now();
-        self.crowd.step(crate::DT);
+        self.crowd.step(crate::workload::DT);
         (plugin, started.elapsed())
     }
 }

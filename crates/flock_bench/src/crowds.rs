@@ -11,7 +11,8 @@ use bevy::prelude::*;
 use bevy_flock_plugin::prelude::*;
 use flock_core::{AgentInput, Crowd, FlockTuning, Serial, Shape, Space, VelocityObstacles};
 
-use crate::{Workload, plugin_app};
+use crate::harness::plugin_app;
+use crate::workload::Workload;
 
 /// Seconds a tick: a game's fixed step.
 const DT: f32 = 1.0 / 64.0;

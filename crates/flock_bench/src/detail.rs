@@ -9,7 +9,8 @@ use bevy::prelude::*;
 use bevy_flock_plugin::prelude::*;
 use flock_core::{Crowd, Space};
 
-use crate::{DT, PoolParts, Workload, plugin_app};
+use crate::harness::{PoolParts, plugin_app};
+use crate::workload::{DT, Workload};
 
 /// Crowd sizes measured (3D, the sweep's density).
 const AGENTS: [usize; 2] = [50_000, 100_000];

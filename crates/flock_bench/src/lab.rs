@@ -8,7 +8,8 @@ use bevy::prelude::*;
 use bevy_flock_plugin::prelude::*;
 use flock_core::Space;
 
-use crate::{plugin_app, unit_generator};
+use crate::harness::plugin_app;
+use crate::workload::unit_generator;
 
 /// Boid counts measured: the lab's default, and the count it should stay smooth with.
 const BOIDS: [usize; 2] = [1_500, 5_000];

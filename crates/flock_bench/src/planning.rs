@@ -11,7 +11,8 @@ use bevy_flock_plugin::prelude::*;
 use bevy_flock_plugin::{PathPlanner, PathStatus, PlannedPath};
 use flock_core::Space;
 
-use crate::{plugin_app, unit_generator};
+use crate::harness::plugin_app;
+use crate::workload::unit_generator;
 
 /// The big map's side in tiles.
 const SIDE: u32 = 4_096;

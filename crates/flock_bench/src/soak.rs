@@ -17,7 +17,7 @@ use bevy_flock_plugin::prelude::*;
 use bevy_flock_plugin::{InputCorrected, ReportedInput};
 use flock_core::Space;
 
-use crate::Workload;
+use crate::workload::Workload;
 
 /// Ticks in each window whose median tick time is reported.
 const WINDOW: usize = 1_000;
@@ -70,7 +70,7 @@ pub fn run(args: &[String]) {
         .positions
         .iter()
         .fold(Vec3::ZERO, |m, p| m.max(p.abs()));
-    let mut app = crate::plugin_app(Space::Volume, cores);
+    let mut app = crate::harness::plugin_app(Space::Volume, cores);
     let flock = **app.world().resource::<DefaultFlock>();
     app.world_mut()
         .entity_mut(flock)

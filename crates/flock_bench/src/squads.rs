@@ -9,7 +9,8 @@ use bevy_flock_plugin::PotentialField;
 use bevy_flock_plugin::prelude::*;
 use flock_core::Space;
 
-use crate::{plugin_app, unit_generator};
+use crate::harness::plugin_app;
+use crate::workload::unit_generator;
 
 /// Map sides in tiles.
 const MAP_SIDES: [u32; 3] = [32, 64, 128];
