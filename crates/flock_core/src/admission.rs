@@ -11,7 +11,7 @@ use crate::agents::{AgentInput, AgentMemory, Body, ParamsId};
 use crate::crowd::Crowd;
 use crate::executor::for_each_part;
 use crate::maths::{length, unit};
-use crate::rules::lead_time;
+use crate::roles::lead_time;
 use crate::tuning::FlockTuning;
 
 /// An agent for [`Crowd::push_all`] or [`Crowd::set_agent`]: what [`Crowd::push`],

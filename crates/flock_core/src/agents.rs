@@ -4,8 +4,10 @@ use glam::Vec3;
 
 use crate::maths::unit;
 use crate::obstacles::AvoidanceHold;
-use crate::rules::{Leader, Standoff};
+use crate::roles::{Leader, Standoff};
+use crate::rules::prediction::Prediction;
 use crate::sanitise::{Checker, Correction, Value};
+use crate::tuning::Prepared;
 
 /// Index of a parameter set added with [`Crowd::add_params`](crate::Crowd::add_params).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -274,4 +276,43 @@ pub(crate) struct Gathered {
     pub(crate) index: u32,
     pub(crate) flock: u32,
     pub(crate) params: u32,
+}
+
+/// One agent as the force and avoidance passes read it: its own state, gathered by slot.
+pub(crate) struct SlotAgent<'a> {
+    pub(crate) index: usize,
+    pub(crate) slot: usize,
+    pub(crate) position: Vec3,
+    pub(crate) velocity: Vec3,
+    pub(crate) heading: Vec3,
+    pub(crate) params: &'a Prepared,
+    pub(crate) target: Option<Vec3>,
+}
+
+impl SlotAgent<'_> {
+    /// How the agent predicts collisions, if it does.
+    #[inline]
+    pub(crate) fn prediction(&self) -> Option<Prediction> {
+        let p = &self.params.params.perception;
+        self.params.predicts.then_some(Prediction {
+            velocity: self.velocity,
+            distance_sq: p.collision_distance * p.collision_distance,
+            horizon: p.collision_horizon,
+        })
+    }
+}
+
+/// The agents by index, in the order pushed.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Agents {
+    /// What integration changes.
+    pub(crate) bodies: Vec<Body>,
+    pub(crate) flocks: Vec<u32>,
+    pub(crate) params: Vec<u32>,
+    /// The point each seeks, pursuit lead included.
+    pub(crate) targets: Vec<Option<Vec3>>,
+    /// Forces added with [`Crowd::add_force`](crate::Crowd::add_force) this tick.
+    pub(crate) added: Vec<Vec3>,
+    /// Memory, leaders, flows and standoffs.
+    pub(crate) extras: Extras,
 }

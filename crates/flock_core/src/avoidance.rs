@@ -3,14 +3,16 @@
 
 use glam::Vec3;
 
-use crate::executor::for_each_chunk_mut2;
-use crate::forces::{SlotAgent, SlotResult};
+use crate::agents::{Extras, SlotAgent};
+use crate::executor::{ChunkExecutor, for_each_chunk_mut2};
+use crate::forces::{ForcePass, SlotResult};
 use crate::maths::{length, limit_length, unit};
+use crate::neighbours::NeighbourIndex;
 use crate::obstacles::{
-    Avoidance, AvoidanceHold, Layered, ObstacleAvoidance, ObstacleQuery, ObstacleSet, Shape,
-    way_round,
+    Avoidance, AvoidanceHold, Layered, ObstacleAvoidance, ObstacleQuery, ObstacleSet, way_round,
 };
-use crate::{Crowd, Space};
+use crate::space::Space;
+use crate::tuning::Prepared;
 
 /// The crowd's own obstacles, how agents look ahead for them, and the last avoidance pass.
 #[derive(Clone, Debug, Default)]
@@ -32,87 +34,89 @@ pub(crate) struct SlotAvoidance {
     pub(crate) hold: Option<AvoidanceHold>,
 }
 
-impl Crowd {
-    /// Replaces the obstacles that agents steer around (see
-    /// [`avoid_obstacles`](Self::avoid_obstacles)) and never enter (see
-    /// [`integrate`](Self::integrate)). Invalid shapes (see [`Shape::is_valid`]) are skipped;
-    /// returns how many were.
-    pub fn set_obstacles(&mut self, shapes: impl IntoIterator<Item = Shape>) -> usize {
-        let a = &self.avoidance.params;
-        let reach = a.max_look_ahead + a.cast_radius;
-        let obstacles = &mut self.avoidance.obstacles;
-        match self.space {
-            Space::Planar => obstacles.rebuild_on_plane(shapes, reach),
-            Space::Volume => obstacles.rebuild(shapes, reach),
+impl AvoidancePass {
+    /// Obstacle avoidance, the third stage of a tick, against the crowd's own obstacles and
+    /// `colliders` (a physics backend's, if any): changes the pending `forces` of the agents
+    /// that must turn; returns how many are avoiding, or `None` when there is nothing to avoid
+    /// or no forces are pending. See
+    /// [`Crowd::avoid_obstacles`](crate::Crowd::avoid_obstacles).
+    pub(crate) fn run(
+        &mut self,
+        forces: &mut ForcePass,
+        colliders: Option<&dyn ObstacleQuery>,
+        crowd: AvoidanceInputs,
+    ) -> Option<usize> {
+        let obstacles = Layered::new(&self.obstacles, colliders);
+        if obstacles.is_empty() || !forces.pending {
+            return None;
         }
-    }
-
-    /// The obstacles of [`set_obstacles`](Self::set_obstacles).
-    pub fn obstacles(&self) -> &ObstacleSet {
-        &self.avoidance.obstacles
-    }
-
-    /// Sets how agents look ahead for obstacles, sanitised with
-    /// [`ObstacleAvoidance::sanitized`] (call that yourself to learn what was corrected). Takes
-    /// effect from the next [`set_obstacles`](Self::set_obstacles).
-    pub fn set_avoidance(&mut self, params: ObstacleAvoidance) {
-        self.avoidance.params = params.sanitized().0;
-    }
-
-    /// Obstacle avoidance, the third stage of a tick, against the crowd's own
-    /// [`obstacles`](Self::obstacles) and `colliders` (a physics backend's, if any): each agent
-    /// casts a ball ahead along its heading, as far as its look-ahead (which grows with speed);
-    /// when that hits, it turns toward the nearest clear direction of a fan (or along the
-    /// obstacle's normal if none is clear). Avoidance comes first: it takes what it needs of
-    /// the max force, and the steering force gets the rest. An agent with a target looks no
-    /// further ahead than the target, and inside its arrival radius turns at the speed arriving
-    /// asks for, so that one settling by a wall stays. Call after
-    /// [`accumulate_forces`](Self::accumulate_forces). Returns how many agents are avoiding.
-    pub fn avoid_obstacles(&mut self, colliders: Option<&dyn ObstacleQuery>) -> usize {
-        let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
-        if obstacles.is_empty() || !self.forces.pending {
-            return 0;
-        }
-        let mut results = core::mem::take(&mut self.forces.results);
-        let mut out = core::mem::take(&mut self.avoidance.out);
+        let mut results = core::mem::take(&mut forces.results);
+        let mut out = core::mem::take(&mut self.out);
         out.clear();
         out.resize(results.len(), SlotAvoidance::default());
-        let this = &*self;
+        let avoider = Avoider {
+            crowd: &crowd,
+            settings: &self.params,
+        };
         for_each_chunk_mut2(
-            &*self.executor,
+            crowd.executor,
             &mut results,
             &mut out,
             |first, results, out| {
                 for (k, (result, out)) in results.iter_mut().zip(out).enumerate() {
-                    this.avoid(first + k, result, out, &obstacles);
+                    avoider.avoid_slot(first + k, result, out, &obstacles);
                 }
             },
         );
-        self.forces.results = results;
-        self.avoidance.out = out;
-        self.avoidance.avoided = true;
-        self.agents.extras.holding |= self.avoidance.params.hold_seconds > 0.0;
-        self.avoidance.out.iter().filter(|a| a.avoiding).count()
+        forces.results = results;
+        self.out = out;
+        self.avoided = true;
+        Some(self.out.iter().filter(|a| a.avoiding).count())
     }
+}
 
+/// What the avoidance pass reads of the crowd.
+pub(crate) struct AvoidanceInputs<'a> {
+    pub(crate) space: Space,
+    pub(crate) params: &'a [Prepared],
+    pub(crate) index: &'a NeighbourIndex,
+    pub(crate) extras: &'a Extras,
+    pub(crate) executor: &'a (dyn ChunkExecutor + Send + Sync),
+}
+
+/// One chunk's view of the avoidance pass: the crowd and how agents look ahead.
+struct Avoider<'a> {
+    crowd: &'a AvoidanceInputs<'a>,
+    settings: &'a ObstacleAvoidance,
+}
+
+impl<'a> core::ops::Deref for Avoider<'a> {
+    type Target = AvoidanceInputs<'a>;
+
+    fn deref(&self) -> &Self::Target {
+        self.crowd
+    }
+}
+
+impl Avoider<'_> {
     /// Steers the agent in `slot` round `obstacles`, changing its `result`'s force.
-    fn avoid(
+    fn avoid_slot(
         &self,
         slot: usize,
         result: &mut SlotResult,
         out: &mut SlotAvoidance,
         obstacles: &Layered,
     ) {
-        let agent = self.slot_agent(slot);
+        let agent = self.index.slot_agent(self.params, slot);
         if result.reused {
             // Its kept force already holds its avoidance; so does its hold.
-            out.hold = self.agents.extras.hold(agent.index);
+            out.hold = self.extras.hold(agent.index);
             return;
         }
         if agent.heading == Vec3::ZERO {
             return;
         }
-        let a = &self.avoidance.params;
+        let a = &self.settings;
         let look_ahead = self.look_ahead(&agent);
         let (p, heading, r) = (agent.position, agent.heading, a.cast_radius);
         // Every cast below is from where the agent stands, no farther and no wider: an agent
@@ -121,7 +125,7 @@ impl Crowd {
         // first, and reads those few instead of every shape binned near it.
         let mut near = None;
         // A held direction is kept while it stays clear.
-        let held = self.agents.extras.hold(agent.index).filter(|hold| {
+        let held = self.extras.hold(agent.index).filter(|hold| {
             a.hold_seconds > 0.0
                 && near
                     .get_or_insert_with(|| obstacles.around(p, look_ahead, r))
@@ -168,7 +172,7 @@ impl Crowd {
     /// wall need not turn from it).
     fn look_ahead(&self, agent: &SlotAgent) -> f32 {
         let limits = agent.params.params.limits;
-        let a = &self.avoidance.params;
+        let a = &self.settings;
         let fraction = if limits.max_speed > 0.0 {
             (length(agent.velocity) / limits.max_speed).clamp(0.0, 1.0)
         } else {
@@ -193,7 +197,7 @@ impl Crowd {
         look_ahead: f32,
         obstacles: &dyn ObstacleQuery,
     ) -> AvoidanceHold {
-        let a = &self.avoidance.params;
+        let a = &self.settings;
         let wanted = agent
             .target
             .and_then(|t| unit(self.space.flat(t - agent.position)))

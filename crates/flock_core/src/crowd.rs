@@ -5,16 +5,20 @@ use std::sync::Arc;
 use glam::Vec3;
 
 use crate::Space;
-use crate::agents::{AgentMemory, Body, Extras, ParamsId};
-use crate::avoidance::AvoidancePass;
-use crate::detail::Detail;
+use crate::agents::{AgentMemory, Agents, ParamsId};
+use crate::avoidance::{AvoidanceInputs, AvoidancePass};
+use crate::detail::{Detail, LevelOfDetail};
 use crate::executor::{ChunkExecutor, Serial};
-use crate::forces::ForcePass;
+use crate::forces::{ForceInputs, ForcePass};
 use crate::maths::{length, limit_length, unit};
 use crate::neighbours::NeighbourIndex;
-use crate::rules::{Leader, Standoff, Threat};
+use crate::obstacles::{ObstacleAvoidance, ObstacleQuery, ObstacleSet, Shape};
+use crate::roles::{Leader, Standoff, Threat};
+use crate::rules::steering::Steering;
+use crate::rules::wander::Draws;
+use crate::simd::SimdPath;
 use crate::tuning::{FlockTuning, Prepared};
-use crate::velocity_obstacles::VelocityStep;
+use crate::velocity_obstacles::{VelocityInputs, VelocityStep, keeps_nearest};
 
 /// A crowd of agents in contiguous buffers, stepped one tick at a time.
 ///
@@ -51,21 +55,6 @@ pub struct Crowd {
     /// Level of detail, if on (see [`set_level_of_detail`](Self::set_level_of_detail)).
     pub(crate) detail: Option<Detail>,
     pub(crate) executor: Executor,
-}
-
-/// The agents by index, in the order pushed.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Agents {
-    /// What integration changes.
-    pub(crate) bodies: Vec<Body>,
-    pub(crate) flocks: Vec<u32>,
-    pub(crate) params: Vec<u32>,
-    /// The point each seeks, pursuit lead included.
-    pub(crate) targets: Vec<Option<Vec3>>,
-    /// Forces added with [`Crowd::add_force`] this tick.
-    pub(crate) added: Vec<Vec3>,
-    /// Memory, leaders, flows and standoffs.
-    pub(crate) extras: Extras,
 }
 
 /// The executor the passes run on: [`Serial`] until one is set.
@@ -123,6 +112,30 @@ impl Crowd {
     /// same draws. 0 until set.
     pub fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
+    }
+
+    /// This tick's random draws (see [`set_seed`](Self::set_seed)).
+    #[inline]
+    pub(crate) fn draws(&self) -> Draws {
+        Draws {
+            seed: self.seed,
+            tick: self.tick,
+        }
+    }
+
+    /// The crowd as the velocity-obstacle step reads it, with the preferred velocities of its
+    /// buffers.
+    pub(crate) fn velocity_inputs(&self) -> VelocityInputs<'_> {
+        VelocityInputs {
+            space: self.space,
+            params: &self.params,
+            index: &self.index,
+            seed: self.seed,
+            tick: self.tick,
+            forces: &self.forces,
+            preferred: &self.velocity_step.preferred,
+            executor: &*self.executor,
+        }
     }
 
     /// Removes every agent and parameter set, keeping the buffers' capacity.
@@ -328,6 +341,145 @@ impl Crowd {
         true
     }
 
+    /// Replaces the threats agents flee (see [`FlockWeights::flee`](crate::FlockWeights::flee)),
+    /// from the next force pass. Invalid ones (see [`Threat::is_valid`]) are skipped; returns how
+    /// many were.
+    pub fn set_threats(&mut self, threats: impl IntoIterator<Item = Threat>) -> usize {
+        self.threats.clear();
+        let mut skipped = 0;
+        for threat in threats {
+            if threat.is_valid() {
+                self.threats.push(Threat {
+                    position: self.space.flat(threat.position),
+                    velocity: self.space.flat(threat.velocity),
+                    ..threat
+                });
+            } else {
+                skipped += 1;
+            }
+        }
+        skipped
+    }
+
+    /// Neighbour lookup, the first stage of a tick: rebuilds the uniform grid for the largest
+    /// neighbour radius (see [`UniformGrid`](crate::UniformGrid)) and copies the agents in
+    /// cell order, so that each neighbourhood is read from a few contiguous ranges.
+    pub fn build_index(&mut self) {
+        self.index
+            .build(&self.agents, &self.params, &*self.executor);
+        self.forces.pending = false;
+    }
+
+    /// Force accumulation, the second stage of a tick: every agent's steering force from its
+    /// neighbours (separation, alignment, cohesion) and its other behaviours (target, walls,
+    /// predators, leader, flow, wander), each limited to the agent's max force, weighted and
+    /// blended (see [`BlendMode`](crate::BlendMode)). Builds the index first if it is not built.
+    pub fn accumulate_forces(&mut self) {
+        let n = self.len();
+        if !self.index.covers(n) {
+            self.build_index();
+        }
+        if self.params.iter().any(|p| p.params.weights.wander != 0.0) {
+            self.agents.extras.wanders_mut(n);
+        }
+        let (draws, keep_nearest) = (self.draws(), keeps_nearest(&self.params));
+        let inputs = ForceInputs {
+            space: self.space,
+            params: &self.params,
+            index: &self.index,
+            steering: Steering {
+                space: self.space,
+                threats: &self.threats,
+                extras: &self.agents.extras,
+                draws,
+            },
+            detail: self.detail,
+            ceilings: &self.velocity_step.ceilings,
+            keep_nearest,
+            executor: &*self.executor,
+        };
+        self.forces.run(&inputs);
+        self.avoidance.avoided = false;
+    }
+
+    /// Replaces the obstacles that agents steer around (see
+    /// [`avoid_obstacles`](Self::avoid_obstacles)) and never enter (see
+    /// [`integrate`](Self::integrate)). Invalid shapes (see [`Shape::is_valid`]) are skipped;
+    /// returns how many were.
+    pub fn set_obstacles(&mut self, shapes: impl IntoIterator<Item = Shape>) -> usize {
+        let a = &self.avoidance.params;
+        let reach = a.max_look_ahead + a.cast_radius;
+        let obstacles = &mut self.avoidance.obstacles;
+        match self.space {
+            Space::Planar => obstacles.rebuild_on_plane(shapes, reach),
+            Space::Volume => obstacles.rebuild(shapes, reach),
+        }
+    }
+
+    /// The obstacles of [`set_obstacles`](Self::set_obstacles).
+    pub fn obstacles(&self) -> &ObstacleSet {
+        &self.avoidance.obstacles
+    }
+
+    /// Sets how agents look ahead for obstacles, sanitised with
+    /// [`ObstacleAvoidance::sanitized`] (call that yourself to learn what was corrected). Takes
+    /// effect from the next [`set_obstacles`](Self::set_obstacles).
+    pub fn set_avoidance(&mut self, params: ObstacleAvoidance) {
+        self.avoidance.params = params.sanitized().0;
+    }
+
+    /// Obstacle avoidance, the third stage of a tick, against the crowd's own
+    /// [`obstacles`](Self::obstacles) and `colliders` (a physics backend's, if any): each agent
+    /// casts a ball ahead along its heading, as far as its look-ahead (which grows with speed);
+    /// when that hits, it turns toward the nearest clear direction of a fan (or along the
+    /// obstacle's normal if none is clear). Avoidance comes first: it takes what it needs of
+    /// the max force, and the steering force gets the rest. An agent with a target looks no
+    /// further ahead than the target, and inside its arrival radius turns at the speed arriving
+    /// asks for, so that one settling by a wall stays. Call after
+    /// [`accumulate_forces`](Self::accumulate_forces). Returns how many agents are avoiding.
+    pub fn avoid_obstacles(&mut self, colliders: Option<&dyn ObstacleQuery>) -> usize {
+        let crowd = AvoidanceInputs {
+            space: self.space,
+            params: &self.params,
+            index: &self.index,
+            extras: &self.agents.extras,
+            executor: &*self.executor,
+        };
+        let Some(avoiding) = self.avoidance.run(&mut self.forces, colliders, crowd) else {
+            return 0;
+        };
+        self.agents.extras.holding |= self.avoidance.params.hold_seconds > 0.0;
+        avoiding
+    }
+
+    /// Switches level of detail around `focus` on, or off with `None`. An interval of 0 counts
+    /// as 1; a non-finite focus or radius switches it off.
+    pub fn set_level_of_detail(&mut self, detail: Option<LevelOfDetail>, focus: Vec3) {
+        self.detail = Detail::new(detail, focus);
+        if self.detail.is_none() {
+            self.agents.extras.forget_last_forces();
+        }
+    }
+
+    /// How many agents kept their last force instead of computing one in the last force pass
+    /// (level of detail).
+    pub fn reused_forces(&self) -> usize {
+        self.forces.results.iter().filter(|r| r.reused).count()
+    }
+
+    /// Makes the neighbour scan run on `path` (see [`SimdPath`]), if this processor runs it;
+    /// returns whether it does (the crowd keeps its path otherwise). Every path gives the same
+    /// results; this is for comparing their speed, or checking that they agree.
+    pub fn set_simd_path(&mut self, path: SimdPath) -> bool {
+        self.index.lanes.set_simd(path)
+    }
+
+    /// The path the neighbour scan runs on: [`SimdPath::detect`]'s choice unless
+    /// [`set_simd_path`](Self::set_simd_path) forced another.
+    pub fn simd_path(&self) -> SimdPath {
+        self.index.lanes.simd()
+    }
+
     /// One whole tick, the stages in order: neighbour lookup, the steering forces, obstacle
     /// avoidance (of the crowd's own [`obstacles`](Self::obstacles)), integration.
     pub fn step(&mut self, dt: f32) {
@@ -336,24 +488,4 @@ impl Crowd {
         self.avoid_obstacles(None);
         self.integrate(dt, None);
     }
-}
-
-/// Asks the processor to start loading `items[map[i]]`, for a pass that goes through `i` in
-/// order and reads `items` through `map`, out of order: integration reads buffers kept by grid
-/// slot (`map` the agents' slots), the gather into slot order reads agents by index (`map` the
-/// slots' agents). At 100,000 agents such loads missed the cache for nearly every agent. A hint
-/// only; nothing happens past either end.
-#[inline(always)]
-pub(crate) fn prefetch_mapped<T>(map: &[u32], items: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(&k) = map.get(i)
-        && let Some(item) = items.get(k as usize)
-    {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: SSE, which `_mm_prefetch` needs, is part of every x86-64 processor; a
-        // prefetch reads nothing the program sees, and the address is of a live element.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(core::ptr::from_ref(item).cast()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (map, items, i);
 }

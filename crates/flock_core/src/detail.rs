@@ -6,8 +6,7 @@ use glam::Vec3;
 #[cfg(feature = "bevy")]
 use bevy_reflect::std_traits::ReflectDefault;
 
-use crate::Crowd;
-use crate::forces::SlotAgent;
+use crate::agents::{Extras, SlotAgent};
 
 /// Level of detail for large crowds: agents further than `near_radius` from a focus (the
 /// camera; the plugin's `DetailFocus` entity) compute their steering only every
@@ -49,50 +48,32 @@ pub(crate) struct Detail {
     interval: u64,
 }
 
-impl Crowd {
-    /// Switches level of detail around `focus` on, or off with `None`. An interval of 0 counts
-    /// as 1; a non-finite focus or radius switches it off.
-    pub fn set_level_of_detail(&mut self, detail: Option<LevelOfDetail>, focus: Vec3) {
-        self.detail = detail
+impl Detail {
+    /// Level of detail around `focus`, or `None` when off. An interval of 0 counts as 1; a
+    /// non-finite focus or radius switches it off.
+    pub(crate) fn new(detail: Option<LevelOfDetail>, focus: Vec3) -> Option<Self> {
+        detail
             .filter(|d| focus.is_finite() && d.near_radius.is_finite())
             .map(|d| Detail {
                 focus,
                 near_sq: d.near_radius * d.near_radius,
                 interval: u64::from(d.interval.max(1)),
-            });
-        if self.detail.is_none() {
-            self.agents.extras.forget_last_forces();
-        }
+            })
     }
 
-    /// How many agents kept their last force instead of computing one in the last force pass
-    /// (level of detail).
-    pub fn reused_forces(&self) -> usize {
-        self.forces.results.iter().filter(|r| r.reused).count()
-    }
-
-    /// The force `agent` keeps this tick instead of computing one, under level of detail: far
-    /// from the focus, off its turn, and with a force from before.
+    /// The force `agent` keeps at `tick` instead of computing one: far from the focus, off its
+    /// turn, and with a force from before in `extras`.
     #[inline]
-    pub(crate) fn reused_force(&self, agent: &SlotAgent) -> Option<Vec3> {
-        let detail = self.detail?;
-        let on_turn = (self.tick.wrapping_add(agent.index as u64)).is_multiple_of(detail.interval);
-        if on_turn || agent.position.distance_squared(detail.focus) <= detail.near_sq {
+    pub(crate) fn reused_force(
+        &self,
+        tick: u64,
+        extras: &Extras,
+        agent: &SlotAgent,
+    ) -> Option<Vec3> {
+        let on_turn = (tick.wrapping_add(agent.index as u64)).is_multiple_of(self.interval);
+        if on_turn || agent.position.distance_squared(self.focus) <= self.near_sq {
             return None;
         }
-        self.agents.extras.last_force(agent.index)
-    }
-
-    /// Under level of detail, keeps each agent's force of this tick's pass for the ticks it
-    /// skips.
-    pub(crate) fn keep_last_forces(&mut self) {
-        if self.detail.is_none() || !self.forces.pending {
-            return;
-        }
-        let (slots, results) = (self.index.grid.slots(), &self.forces.results);
-        let kept = self.agents.extras.last_forces_mut(self.agents.bodies.len());
-        for (i, kept) in kept.iter_mut().enumerate() {
-            *kept = Some(results[slots[i] as usize].force);
-        }
+        extras.last_force(agent.index)
     }
 }

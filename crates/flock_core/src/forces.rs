@@ -3,17 +3,22 @@
 
 use glam::Vec3;
 
-use crate::Crowd;
-use crate::executor::{for_each_chunk_mut, for_each_chunk_mut2};
+use crate::agents::Extras;
+use crate::detail::Detail;
+use crate::executor::{ChunkExecutor, for_each_chunk_mut, for_each_chunk_mut2};
 use crate::neighbours::nearest::NearestKeys;
-use crate::neighbours::{Neighbourhood, ScanBuffers};
-use crate::rules::Prediction;
+use crate::neighbours::{NeighbourIndex, Neighbourhood, ScanBuffers};
+use crate::rules::steering::Steering;
+use crate::space::Space;
 use crate::tuning::{Prepared, VelocityObstacles};
 
 /// The results of the last force pass, by grid slot.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ForcePass {
     pub(crate) results: Vec<SlotResult>,
+    /// By grid slot: the nearest neighbours each agent avoids, as the scan kept them for the
+    /// velocity-obstacle step, where it could; read while the forces are pending.
+    pub(crate) nearest: Vec<Option<NearestKeys>>,
     /// Whether `results` hold forces not yet integrated.
     pub(crate) pending: bool,
 }
@@ -28,73 +33,71 @@ pub(crate) struct SlotResult {
     pub(crate) reused: bool,
 }
 
-/// One agent as the force and avoidance passes read it: its own state, gathered by slot.
-pub(crate) struct SlotAgent<'a> {
-    pub(crate) index: usize,
-    pub(crate) slot: usize,
-    pub(crate) position: Vec3,
-    pub(crate) velocity: Vec3,
-    pub(crate) heading: Vec3,
-    pub(crate) params: &'a Prepared,
-    pub(crate) target: Option<Vec3>,
+/// What the force pass reads.
+pub(crate) struct ForceInputs<'a> {
+    pub(crate) space: Space,
+    pub(crate) params: &'a [Prepared],
+    pub(crate) index: &'a NeighbourIndex,
+    pub(crate) steering: Steering<'a>,
+    /// Level of detail, if on.
+    pub(crate) detail: Option<Detail>,
+    /// By agent index: the squared distance within which the scan offers an agent's
+    /// neighbours to the nearest it keeps (from the last velocity-obstacle step); infinite, or
+    /// missing, elsewhere.
+    pub(crate) ceilings: &'a [f32],
+    /// Whether the scan keeps each agent's nearest neighbours for the velocity-obstacle step,
+    /// which saves the step a scan of its own.
+    pub(crate) keep_nearest: bool,
+    pub(crate) executor: &'a (dyn ChunkExecutor + Send + Sync),
 }
 
-impl SlotAgent<'_> {
-    /// How the agent predicts collisions, if it does.
-    #[inline]
-    pub(crate) fn prediction(&self) -> Option<Prediction> {
-        let p = &self.params.params.perception;
-        self.params.predicts.then_some(Prediction {
-            velocity: self.velocity,
-            distance_sq: p.collision_distance * p.collision_distance,
-            horizon: p.collision_horizon,
-        })
-    }
-}
-
-impl Crowd {
+impl ForcePass {
     /// Force accumulation, the second stage of a tick: every agent's steering force from its
     /// neighbours (separation, alignment, cohesion) and its other behaviours (target, walls,
     /// predators, leader, flow, wander), each limited to the agent's max force, weighted and
-    /// blended (see [`BlendMode`](crate::BlendMode)). Builds the index first if it is not built.
-    pub fn accumulate_forces(&mut self) {
-        let n = self.len();
-        if !self.index.covers(n) {
-            self.build_index();
-        }
-        if self.params.iter().any(|p| p.params.weights.wander != 0.0) {
-            self.agents.extras.wanders_mut(n);
-        }
+    /// blended (see [`BlendMode`](crate::BlendMode)), in parallel chunks of grid slots.
+    pub(crate) fn run(&mut self, inputs: &ForceInputs) {
+        let n = inputs.index.gathered.len();
         // Every slot's result (and nearest, where kept) is written by the pass, in parallel:
         // only the length is set here, not every entry (a serial fill of the whole buffer).
-        let mut results = core::mem::take(&mut self.forces.results);
+        let mut results = core::mem::take(&mut self.results);
         results.resize(n, SlotResult::default());
-        // Where the velocity-obstacle step follows, the scan keeps each agent's nearest
-        // neighbours for it too, which saves the step a scan of its own.
-        let mut nearest = core::mem::take(&mut self.velocity_step.nearest);
-        let this = &*self;
-        if self.keeps_nearest() {
+        let mut nearest = core::mem::take(&mut self.nearest);
+        if inputs.keep_nearest {
             nearest.resize(n, None);
             for_each_chunk_mut2(
-                &*self.executor,
+                inputs.executor,
                 &mut results,
                 &mut nearest,
                 |first, a, b| {
-                    this.compute_slots(first, a, Some(b));
+                    inputs.compute_slots(first, a, Some(b));
                 },
             );
         } else {
-            for_each_chunk_mut(&*self.executor, &mut results, |first_slot, chunk| {
-                this.compute_slots(first_slot, chunk, None);
+            for_each_chunk_mut(inputs.executor, &mut results, |first_slot, chunk| {
+                inputs.compute_slots(first_slot, chunk, None);
             });
             nearest.clear();
         }
-        self.forces.results = results;
-        self.velocity_step.nearest = nearest;
-        self.forces.pending = true;
-        self.avoidance.avoided = false;
+        self.results = results;
+        self.nearest = nearest;
+        self.pending = true;
     }
 
+    /// Under level of detail, keeps each agent's force of this pass in `extras` for the ticks
+    /// it skips; `slots` are the agents' grid slots.
+    pub(crate) fn keep_last_forces(&self, slots: &[u32], extras: &mut Extras) {
+        if !self.pending {
+            return;
+        }
+        let kept = extras.last_forces_mut(slots.len());
+        for (i, kept) in kept.iter_mut().enumerate() {
+            *kept = Some(self.results[slots[i] as usize].force);
+        }
+    }
+}
+
+impl ForceInputs<'_> {
     /// Fills `out` with the results of the agents in sorted slots `first_slot..`, and
     /// `nearest`, when given, with the nearest neighbours of those that avoid velocity
     /// obstacles, where the scan keeps them.
@@ -107,13 +110,16 @@ impl Crowd {
         // Agents of one cell sit in consecutive slots and share their stencil.
         let mut buffers = ScanBuffers::default();
         for (k, result) in out.iter_mut().enumerate() {
-            let agent = self.slot_agent(first_slot + k);
+            let agent = self.index.slot_agent(self.params, first_slot + k);
             if let Some(nearest) = nearest.as_deref_mut() {
                 // None unless the scan below keeps them: not last tick's, whose slots are
                 // those of the index before.
                 nearest[k] = None;
             }
-            if let Some(force) = self.reused_force(&agent) {
+            let steering = &self.steering;
+            let reused = (self.detail.as_ref())
+                .and_then(|d| d.reused_force(steering.draws.tick, steering.extras, &agent));
+            if let Some(force) = reused {
                 *result = SlotResult {
                     force,
                     neighbours: 0,
@@ -122,36 +128,20 @@ impl Crowd {
                 };
                 continue;
             }
-            let mut around = Neighbourhood::new(&self.index, self.space, &agent, &mut buffers);
+            let mut around = Neighbourhood::new(self.index, self.space, &agent, &mut buffers);
             let scan = match nearest.as_deref_mut() {
                 Some(nearest) if agent.params.velocity_obstacles != VelocityObstacles::Off => {
-                    let ceiling_sq = (self.velocity_step.ceilings.get(agent.index))
-                        .map_or(f32::INFINITY, |&c| c);
+                    let ceiling_sq = (self.ceilings.get(agent.index)).map_or(f32::INFINITY, |&c| c);
                     around.scan_keeping_nearest(ceiling_sq, &mut nearest[k])
                 }
                 _ => around.scan(),
             };
             *result = SlotResult {
-                force: self.steering(&agent, &scan),
+                force: self.steering.force(&agent, &scan),
                 neighbours: scan.count,
                 nearest_sq: scan.nearest_sq,
                 reused: false,
             };
-        }
-    }
-
-    /// The agent in sorted `slot`, as the force pass reads it.
-    #[inline]
-    pub(crate) fn slot_agent(&self, slot: usize) -> SlotAgent<'_> {
-        let gathered = &self.index.gathered[slot];
-        SlotAgent {
-            index: gathered.index as usize,
-            slot,
-            position: gathered.body.position,
-            velocity: gathered.body.velocity,
-            heading: gathered.body.heading,
-            params: &self.params[gathered.params as usize],
-            target: gathered.target,
         }
     }
 }

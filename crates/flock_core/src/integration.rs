@@ -6,12 +6,13 @@ use glam::Vec3;
 
 use crate::Crowd;
 use crate::agents::Body;
-use crate::crowd::prefetch_mapped;
 use crate::executor::for_each_chunk_mut;
 use crate::maths::{length, limit_length, rotation, unit};
 use crate::obstacles::{AvoidanceHold, Layered, ObstacleQuery};
+use crate::prefetch::prefetch_mapped;
 use crate::rules::boundary::keep_within;
 use crate::tuning::{BlendMode, SteeringLimits};
+use crate::velocity_obstacles::avoids_velocity_obstacles;
 
 /// How many agents ahead integration asks for what it will read by grid slot (see
 /// [`prefetch_mapped`]).
@@ -27,7 +28,7 @@ impl Crowd {
         if !(dt.is_finite() && dt > 0.0) {
             return;
         }
-        if self.avoids_velocity_obstacles() {
+        if avoids_velocity_obstacles(&self.params) {
             self.integrate_avoiding(dt, colliders);
         } else {
             let mut bodies = core::mem::take(&mut self.agents.bodies);
@@ -44,8 +45,17 @@ impl Crowd {
             // The nearest were not kept: no ceilings for the next force pass.
             self.velocity_step.ceilings.clear();
         }
-        self.keep_last_forces();
-        self.drift_wander_points(dt);
+        if self.detail.is_some() {
+            (self.forces).keep_last_forces(self.index.grid.slots(), &mut self.agents.extras);
+        }
+        let (params, agent_params) = (&self.params, &self.agents.params);
+        self.draws().drift_wander_points(
+            &mut self.agents.extras,
+            |i| params[agent_params[i] as usize].params.weights,
+            self.agents.bodies.len(),
+            self.space,
+            dt,
+        );
         self.tick = self.tick.wrapping_add(1);
         self.count_down_holds(dt);
         self.agents.added.fill(Vec3::ZERO);
@@ -72,7 +82,7 @@ impl Crowd {
         self.velocity_step.preferred = preferred;
         let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
         let mut choices = core::mem::take(&mut self.velocity_step.choices);
-        self.choose_velocities(dt, &obstacles, &mut choices);
+        (self.velocity_inputs()).choose_velocities(dt, &obstacles, &mut choices);
         let chosen = &choices.velocities;
         let mut bodies = core::mem::take(&mut self.agents.bodies);
         let this = &*self;
@@ -89,11 +99,11 @@ impl Crowd {
         let mut ceilings = core::mem::take(&mut self.velocity_step.ceilings);
         ceilings.resize(self.len(), f32::INFINITY);
         let nearest: &[_] = if self.forces.pending {
-            &self.velocity_step.nearest
+            &self.forces.nearest
         } else {
             &[]
         };
-        self.nearest_ceilings(dt, nearest, &mut ceilings);
+        (self.velocity_inputs()).nearest_ceilings(dt, nearest, &mut ceilings);
         self.velocity_step.ceilings = ceilings;
     }
 
@@ -115,7 +125,9 @@ impl Crowd {
         };
         v = within_speed_limits(v, body.heading, &limits);
         if params.weights.noise > 0.0 {
-            v = self.with_noise(i, v, params.weights.noise);
+            v = self
+                .draws()
+                .with_noise(self.space, i, v, params.weights.noise);
         }
         v
     }

@@ -41,16 +41,21 @@ mod avoidance;
 mod crowd;
 mod detail;
 mod executor;
+mod field_of_view;
 mod forces;
 mod integration;
 mod maths;
 mod metrics;
 mod neighbours;
 mod obstacles;
+mod prefetch;
 mod progress;
 mod queries;
+mod roles;
 mod rules;
 mod sanitise;
+mod simd;
+mod space;
 mod tuning;
 mod velocity_obstacles;
 
@@ -62,30 +67,20 @@ pub use executor::{ChunkExecutor, ScopedThreads, Serial, for_each_part};
 pub use glam;
 pub use metrics::Metrics;
 pub use neighbours::grid::UniformGrid;
-pub use neighbours::wide::SimdPath;
+pub use neighbours::nearest::MOST_AGENTS_AVOIDED;
 pub use obstacles::{
     Avoidance, AvoidanceHold, CastHit, LEAVING_CONTACT, ObstacleAvoidance, ObstacleQuery,
     ObstacleSet, Shape, avoidance_direction,
 };
 pub use progress::Progress;
-pub use rules::{LONGEST_LEAD, Leader, Threat, lead_time};
+pub use roles::{LONGEST_LEAD, Leader, Threat, lead_time};
 pub use sanitise::{Correction, Value};
+pub use simd::SimdPath;
+pub use space::Space;
 pub use tuning::{
     BlendMode, Boundary, FlockTuning, FlockWeights, LARGEST_PARAMETER, Perception, RuleStyle,
     SHORTEST_RESPONSE_TIME, SteeringLimits, VelocityObstacles,
 };
-pub use velocity_obstacles::MOST_AGENTS_AVOIDED;
-
-/// The space agents move in.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Space {
-    /// Full 3D.
-    #[default]
-    Volume,
-    /// The XY plane: z of positions, velocities and forces is kept at zero, and the grid scans
-    /// one layer of cells instead of a block.
-    Planar,
-}
 
 #[cfg(test)]
 mod tests;

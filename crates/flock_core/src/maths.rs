@@ -3,7 +3,9 @@
 
 use glam::{IVec3, Quat, Vec3};
 
-use crate::Space;
+/// Below this squared distance two agents count as coincident and separate along a fixed
+/// pseudo-random direction (see `rules::flocking::coincident_direction`) instead of their (undefined) offset.
+pub(crate) const COINCIDENT_SQ: f32 = 1e-12;
 
 /// The cell of a grid with unit cells that holds `c`, each coordinate floored. Truncates, then
 /// steps down for negative fractions: a floor without the libm call that the default x86-64
@@ -79,27 +81,4 @@ pub(crate) fn limit_length(v: Vec3, max: f32) -> Vec3 {
 pub(crate) fn rotation(axis: Vec3, angle: f32) -> Quat {
     let (sin, cos) = (libm::sinf(angle * 0.5), libm::cosf(angle * 0.5));
     Quat::from_xyzw(axis.x * sin, axis.y * sin, axis.z * sin, cos)
-}
-
-impl Space {
-    /// `v` in this space: on the plane, with z dropped.
-    #[inline]
-    pub(crate) fn flat(self, v: Vec3) -> Vec3 {
-        match self {
-            Space::Volume => v,
-            Space::Planar => v.with_z(0.0),
-        }
-    }
-
-    /// The direction to the right of unit `heading`: clockwise on the plane; in 3D, across it
-    /// and the Y axis (across any axis when heading straight up or down).
-    #[inline]
-    pub(crate) fn right_of(self, heading: Vec3) -> Vec3 {
-        match self {
-            Space::Planar => Vec3::new(heading.y, -heading.x, 0.0),
-            Space::Volume => unit(heading.cross(Vec3::Y))
-                .or_else(|| unit(heading.any_orthonormal_vector()))
-                .unwrap_or(Vec3::X),
-        }
-    }
 }

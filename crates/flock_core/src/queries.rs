@@ -1,10 +1,13 @@
 //! Spatial queries for game code, answered from the neighbour grid: every agent within a
 //! radius, and the k nearest.
 
+use core::ops::ControlFlow;
+
 use glam::Vec3;
 
 use crate::Crowd;
 use crate::maths::length;
+use crate::neighbours::seam_images;
 
 impl Crowd {
     /// Calls `visit(i, distance)` for every agent `i` within `radius` of `point`, using the
@@ -65,5 +68,28 @@ impl Crowd {
         found.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         found.truncate(k);
         found
+    }
+
+    /// Mean number of candidates the neighbour scan checks per agent (distance tests, seams
+    /// included), for the last [`build_index`](Self::build_index): the work behind the
+    /// neighbours found. Not part of a tick; benchmarks report it beside their times.
+    pub fn candidates_per_agent(&self) -> f32 {
+        if self.is_empty() || !self.index.covers(self.len()) {
+            return 0.0;
+        }
+        let mut total = 0_u64;
+        for i in 0..self.len() {
+            let p = self.agents.bodies[i].position;
+            for shift in seam_images(p, self.prepared_of(i), self.space).iter() {
+                let _ = self
+                    .index
+                    .grid
+                    .for_each_candidate(p + shift, self.space, |_| {
+                        total += 1;
+                        ControlFlow::Continue(())
+                    });
+            }
+        }
+        total as f32 / self.len() as f32
     }
 }

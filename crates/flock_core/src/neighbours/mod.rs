@@ -10,25 +10,25 @@
 pub(crate) mod grid;
 pub(crate) mod lanes;
 pub(crate) mod nearest;
-pub(crate) mod wide;
+pub(crate) mod scan;
 
-use core::ops::{ControlFlow, Range};
+use core::ops::Range;
 
 use glam::Vec3;
 
-use crate::agents::Gathered;
-use crate::crowd::prefetch_mapped;
-use crate::executor::for_each_chunk_mut;
-use crate::forces::SlotAgent;
-use crate::rules::{
-    COINCIDENT_SQ, Collision, Prediction, coincident_direction, separation_divisor,
-};
+use crate::agents::{Agents, Gathered, SlotAgent};
+use crate::executor::{ChunkExecutor, for_each_chunk_mut};
+use crate::maths::COINCIDENT_SQ;
+use crate::prefetch::prefetch_mapped;
+use crate::rules::flocking::{SEPARATION_FLOOR_SQ, coincident_direction, separation_divisor};
+use crate::rules::prediction::Prediction;
+use crate::simd::{Pair, SimdPath, Wide};
+use crate::space::Space;
 use crate::tuning::{Boundary, Prepared};
-use crate::{Crowd, Space};
 use grid::UniformGrid;
 use lanes::{CollisionLanes, Collisions, LaneScan, Probe, SlotLanes};
 use nearest::{CutScratch, KeepNearest, NearestBuffer, NearestCut, NearestKeys, TakenIn};
-use wide::{Pair, SimdPath, Wide};
+pub(crate) use scan::Scan;
 
 /// How many slots ahead the gather into slot order asks for the agents it will read (see
 /// [`prefetch_mapped`]).
@@ -54,7 +54,7 @@ const CANDIDATES_TO_COUNT_PER_NEIGHBOUR: f32 = 16.0;
 /// Candidates scanned between checks of the scan budget.
 pub(super) const SCAN_BLOCK: usize = 64;
 
-/// The neighbour grid of the last [`Crowd::build_index`], and the agents in its cell order.
+/// The neighbour grid of the last [`build`](Self::build), and the agents in its cell order.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NeighbourIndex {
     pub(crate) grid: UniformGrid,
@@ -72,57 +72,30 @@ impl NeighbourIndex {
     }
 }
 
-/// What one agent saw in its neighbourhood: the sums the flocking rules are made of.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Scan {
-    pub(crate) count: u32,
-    pub(crate) nearest_sq: f32,
-    /// Sum of each neighbour's push within the separation radius (see
-    /// [`separation_divisor`]).
-    pub(crate) separation: Vec3,
-    pub(crate) mates: u32,
-    pub(crate) velocity_sum: Vec3,
-    /// Sum of offsets to flock-mates; over `mates` it is `centroid - p`, seams included.
-    pub(crate) offset_sum: Vec3,
-    /// The soonest predicted collision with a neighbour, when the agent predicts them.
-    pub(crate) collision: Option<Collision>,
-}
-
-impl Scan {
-    /// Nothing seen yet.
-    pub(crate) fn new() -> Self {
-        Self {
-            nearest_sq: f32::INFINITY,
-            ..Self::default()
-        }
-    }
-}
-
-impl Crowd {
+impl NeighbourIndex {
     /// Neighbour lookup, the first stage of a tick: rebuilds the uniform grid for the largest
-    /// neighbour radius (see [`UniformGrid`]) and copies the agents in cell order, so that each
-    /// neighbourhood is read from a few contiguous ranges.
-    pub fn build_index(&mut self) {
-        let radius = self
-            .params
+    /// neighbour radius of `params` (see [`UniformGrid`]) and copies the `agents` in cell
+    /// order, so that each neighbourhood is read from a few contiguous ranges.
+    pub(crate) fn build(
+        &mut self,
+        agents: &Agents,
+        params: &[Prepared],
+        executor: &(dyn ChunkExecutor + Send + Sync),
+    ) {
+        let radius = params
             .iter()
             .map(|p| p.params.perception.neighbour_radius)
             .fold(0.0_f32, f32::max);
-        let bodies = &self.agents.bodies;
-        self.index.grid.rebuild_on(
-            &*self.executor,
-            bodies.len(),
-            |i| bodies[i].position,
-            radius,
-        );
-        self.forces.pending = false;
-        let mut gathered = core::mem::take(&mut self.index.gathered);
+        let bodies = &agents.bodies;
+        self.grid
+            .rebuild_on(executor, bodies.len(), |i| bodies[i].position, radius);
+        let mut gathered = core::mem::take(&mut self.gathered);
         // Every entry is written below: a steady crowd's buffer is not cleared first.
-        gathered.resize(self.len(), Gathered::default());
+        gathered.resize(bodies.len(), Gathered::default());
         // Read by agent index, these loads miss the cache: in parallel, and in a loop of
         // independent loads whose misses overlap.
-        let (agents, order) = (&self.agents, self.index.grid.order());
-        for_each_chunk_mut(&*self.executor, &mut gathered, |first, chunk| {
+        let order = self.grid.order();
+        for_each_chunk_mut(executor, &mut gathered, |first, chunk| {
             for (out, slot) in chunk.iter_mut().zip(first..) {
                 prefetch_mapped(order, &agents.bodies, slot + GATHER_AHEAD);
                 prefetch_mapped(order, &agents.targets, slot + GATHER_AHEAD);
@@ -136,44 +109,24 @@ impl Crowd {
                 };
             }
         });
-        self.index.lanes.fill(&gathered, &*self.executor);
-        self.index.gathered = gathered;
+        self.lanes.fill(&gathered, executor);
+        self.gathered = gathered;
     }
 
-    /// Makes the neighbour scan run on `path` (see [`SimdPath`]), if this processor runs it;
-    /// returns whether it does (the crowd keeps its path otherwise). Every path gives the same
-    /// results; this is for comparing their speed, or checking that they agree.
-    pub fn set_simd_path(&mut self, path: SimdPath) -> bool {
-        self.index.lanes.set_simd(path)
-    }
-
-    /// The path the neighbour scan runs on: [`SimdPath::detect`]'s choice unless
-    /// [`set_simd_path`](Self::set_simd_path) forced another.
-    pub fn simd_path(&self) -> SimdPath {
-        self.index.lanes.simd()
-    }
-
-    /// Mean number of candidates the neighbour scan checks per agent (distance tests, seams
-    /// included), for the last [`build_index`](Self::build_index): the work behind the
-    /// neighbours found. Not part of a tick; benchmarks report it beside their times.
-    pub fn candidates_per_agent(&self) -> f32 {
-        if self.is_empty() || !self.index.covers(self.len()) {
-            return 0.0;
+    /// The agent in sorted `slot`, as the force and avoidance passes read it, with its
+    /// parameter set from `params`.
+    #[inline]
+    pub(crate) fn slot_agent<'a>(&self, params: &'a [Prepared], slot: usize) -> SlotAgent<'a> {
+        let gathered = &self.gathered[slot];
+        SlotAgent {
+            index: gathered.index as usize,
+            slot,
+            position: gathered.body.position,
+            velocity: gathered.body.velocity,
+            heading: gathered.body.heading,
+            params: &params[gathered.params as usize],
+            target: gathered.target,
         }
-        let mut total = 0_u64;
-        for i in 0..self.len() {
-            let p = self.agents.bodies[i].position;
-            for shift in seam_images(p, self.prepared_of(i), self.space).iter() {
-                let _ = self
-                    .index
-                    .grid
-                    .for_each_candidate(p + shift, self.space, |_| {
-                        total += 1;
-                        ControlFlow::Continue(())
-                    });
-            }
-        }
-        total as f32 / self.len() as f32
     }
 }
 
@@ -358,7 +311,7 @@ impl<'a> Neighbourhood<'a> {
         match self.index.lanes.simd() {
             SimdPath::Portable => self.scan_lanes_on::<Pair, K>(nearest),
             #[cfg(target_arch = "x86_64")]
-            SimdPath::Avx2 => self.scan_lanes_on::<wide::Avx, K>(nearest),
+            SimdPath::Avx2 => self.scan_lanes_on::<crate::simd::Avx, K>(nearest),
         }
     }
 
@@ -688,7 +641,7 @@ fn take_neighbour(
             -c.offset
         } else {
             coincident_direction(agent.index, other.index as usize, space)
-                * crate::rules::SEPARATION_FLOOR_SQ.sqrt()
+                * SEPARATION_FLOOR_SQ.sqrt()
         };
         scan.separation += away / separation_divisor(c.dist_sq, agent.params.unit_separation);
     }
@@ -700,14 +653,16 @@ fn take_neighbour(
 }
 
 #[cfg(test)]
-impl Crowd {
+impl crate::Crowd {
     /// For every agent, the SIMD scan (where it answers) and the exact scan, after
     /// [`build_index`](Self::build_index).
     pub(crate) fn both_scans(&self) -> Vec<(Option<Scan>, Scan)> {
         let mut buffers = ScanBuffers::default();
         (0..self.len())
             .map(|i| {
-                let agent = self.slot_agent(self.index.grid.slots()[i] as usize);
+                let agent = self
+                    .index
+                    .slot_agent(&self.params, self.index.grid.slots()[i] as usize);
                 let mut around = Neighbourhood::new(&self.index, self.space, &agent, &mut buffers);
                 let lanes = around.scan_lanes();
                 let exact = around.scan_exact();

@@ -7,8 +7,11 @@
 //! - The nearest `max_neighbours`, where more are in range: a [`NearestCut`] found among the
 //!   candidates' distances, which a scan then takes in up to.
 
-use super::wide::{WIDTH, Wide};
-use crate::velocity_obstacles::MOST_AGENTS_AVOIDED;
+use crate::simd::{WIDTH, Wide};
+
+/// Each agent avoids at most this many neighbours, the nearest (as in the RVO2 library's
+/// examples): further ones sit behind them, and the linear program's work grows with the count.
+pub const MOST_AGENTS_AVOIDED: usize = 10;
 
 /// The keys of the nearest neighbours found so far, nearest first: each the squared distance's
 /// bits above the slot, so that integer order is nearest first and ties by slot (distances
@@ -419,7 +422,7 @@ impl NearestCut {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::neighbours::wide::Pair;
+    use crate::simd::Pair;
 
     /// The cut of `rank` among `dist_sq` (in slots 0, 1, ...) on lanes of form `V`.
     fn cut_on<V: Wide>(dist_sq: &[f32], rank: usize) -> NearestCut {
@@ -473,7 +476,7 @@ mod tests {
                 assert_eq!(cut_on::<Pair>(dist_sq, rank), expected, "{label}");
                 #[cfg(target_arch = "x86_64")]
                 if crate::SimdPath::Avx2.is_supported() {
-                    let on_avx = cut_on::<crate::neighbours::wide::Avx>(dist_sq, rank);
+                    let on_avx = cut_on::<crate::simd::Avx>(dist_sq, rank);
                     assert_eq!(on_avx, expected, "{label} on AVX2");
                 }
                 // The cut admits exactly the candidates up to its rank.

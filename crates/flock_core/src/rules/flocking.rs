@@ -8,15 +8,12 @@
 
 use glam::Vec3;
 
-use super::respond;
+use super::response::respond;
 use crate::Space;
 use crate::maths::{limit_length, unit};
-use crate::neighbours::wide::Wide;
+use crate::simd::Wide;
 use crate::tuning::{FlockTuning, RuleStyle};
 
-/// Below this squared distance two agents count as coincident and separate along a fixed
-/// pseudo-random direction (see [`coincident_direction`]) instead of their (undefined) offset.
-pub(crate) const COINCIDENT_SQ: f32 = 1e-12;
 /// Squared-distance floor of the separation term, so it stays finite (at most 100 per neighbour).
 pub(crate) const SEPARATION_FLOOR_SQ: f32 = 1e-4;
 

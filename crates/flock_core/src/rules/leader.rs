@@ -3,38 +3,15 @@
 
 use glam::Vec3;
 
-use super::respond;
+use super::response::respond;
 use crate::Space;
-use crate::forces::SlotAgent;
+use crate::agents::SlotAgent;
 use crate::maths::{length, limit_length, unit};
+use crate::roles::Leader;
 
 /// How far ahead of a leader, in seconds of its travel beyond [`Leader::distance`], followers
 /// keep out of its path.
 const LEADER_PATH_SECONDS: f32 = 1.0;
-
-/// An agent to follow (see [`FlockWeights::leader`](crate::FlockWeights::leader)), as one follower sees
-/// it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Leader {
-    /// Where it is.
-    pub position: Vec3,
-    /// How it moves.
-    pub velocity: Vec3,
-    /// How far behind it the follower keeps station. Followers also keep out of the path
-    /// ahead of it: a corridor half this wide either side, reaching this far plus one second
-    /// of the leader's travel ahead.
-    pub distance: f32,
-}
-
-impl Leader {
-    /// Whether every value is finite and the distance not negative.
-    pub fn is_valid(&self) -> bool {
-        self.position.is_finite()
-            && self.velocity.is_finite()
-            && self.distance.is_finite()
-            && self.distance >= 0.0
-    }
-}
 
 /// The forces that make `agent` follow `leader`: one that steps it sideways out of the
 /// corridor ahead of a moving leader (the stronger the nearer its middle), and one that

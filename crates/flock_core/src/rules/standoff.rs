@@ -4,18 +4,9 @@
 
 use glam::Vec3;
 
-use super::respond;
-use crate::forces::SlotAgent;
-
-/// Which way an agent backs off this tick, and how urgently (see
-/// [`Crowd::set_standoff`](crate::Crowd::set_standoff)).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Standoff {
-    /// Unit direction away from the enemies.
-    pub(crate) away: Vec3,
-    /// The fraction of max speed to back off at, 0 to 1.
-    pub(crate) urgency: f32,
-}
+use super::response::respond;
+use crate::agents::SlotAgent;
+use crate::roles::Standoff;
 
 /// The force that backs `agent` off: toward a velocity along `away` at `urgency` of its max
 /// speed.

@@ -5,10 +5,11 @@
 
 use glam::Vec3;
 
-use super::respond;
-use crate::forces::SlotAgent;
+use super::response::respond;
+use crate::agents::{Extras, SlotAgent};
 use crate::maths::{rotation, unit};
-use crate::{Crowd, Space};
+use crate::space::Space;
+use crate::tuning::FlockWeights;
 
 /// How far ahead of an agent, in units of the wander sphere's radius, the sphere is: the
 /// wander point turns the agent up to 30 degrees off its way.
@@ -30,49 +31,62 @@ pub(crate) fn wander(agent: &SlotAgent, point: Vec3, space: Space) -> Vec3 {
     }
 }
 
-impl Crowd {
+/// The crowd's random draws for one tick: its seed and the tick.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Draws {
+    pub(crate) seed: u64,
+    pub(crate) tick: u64,
+}
+
+impl Draws {
     /// Agent `i`'s wander direction, drawn at random (from the seed and its index) before it
     /// has one.
     #[inline]
-    pub(crate) fn wander_point(&self, i: usize) -> Vec3 {
-        match self.agents.extras.wander(i) {
+    pub(crate) fn wander_point(self, extras: &Extras, space: Space, i: usize) -> Vec3 {
+        match extras.wander(i) {
             wander if wander != Vec3::ZERO => wander,
             _ => {
                 let mut draw = NoiseDraw::new(self.seed ^ WANDER_STREAM, u64::MAX, i);
-                unit(self.space.flat(draw.in_cube())).unwrap_or(Vec3::X)
+                unit(space.flat(draw.in_cube())).unwrap_or(Vec3::X)
             }
         }
     }
 
     /// Moves every wandering agent's wander point one random step, of `rate * sqrt(dt)` at
-    /// most along each axis, back onto the sphere.
-    pub(crate) fn drift_wander_points(&mut self, dt: f32) {
-        if !self.agents.extras.has_wanders() {
+    /// most along each axis, back onto the sphere. `params[k]` is agent `k`'s parameter set.
+    pub(crate) fn drift_wander_points(
+        self,
+        extras: &mut Extras,
+        params: impl Fn(usize) -> FlockWeights,
+        len: usize,
+        space: Space,
+        dt: f32,
+    ) {
+        if !extras.has_wanders() {
             return;
         }
-        for i in 0..self.len() {
-            let w = self.params_of(i).weights;
+        for i in 0..len {
+            let w = params(i);
             if w.wander == 0.0 {
                 continue;
             }
             let mut draw = NoiseDraw::new(self.seed ^ WANDER_STREAM, self.tick, i);
             let step = draw.in_cube() * w.wander_rate * dt.sqrt();
-            let current = self.wander_point(i);
-            self.agents.extras.wanders_mut(self.agents.bodies.len())[i] =
-                unit(self.space.flat(current + step)).unwrap_or(current);
+            let current = self.wander_point(extras, space, i);
+            extras.wanders_mut(len)[i] = unit(space.flat(current + step)).unwrap_or(current);
         }
     }
 
     /// `v` turned by this tick's random angle for agent `i`, up to `noise / 2` either way (in
     /// 3D about a random axis across `v`).
     #[inline]
-    pub(crate) fn with_noise(&self, i: usize, v: Vec3, noise: f32) -> Vec3 {
+    pub(crate) fn with_noise(self, space: Space, i: usize, v: Vec3, noise: f32) -> Vec3 {
         let Some(dir) = unit(v) else {
             return v;
         };
         let mut draw = NoiseDraw::new(self.seed, self.tick, i);
         let angle = (draw.unit() - 0.5) * noise;
-        let axis = match self.space {
+        let axis = match space {
             Space::Planar => Vec3::Z,
             Space::Volume => {
                 let (a, b) = dir.any_orthonormal_pair();
@@ -80,7 +94,7 @@ impl Crowd {
                 a * libm::cosf(around) + b * libm::sinf(around)
             }
         };
-        self.space.flat(rotation(axis, angle) * v)
+        space.flat(rotation(axis, angle) * v)
     }
 }
 

@@ -773,7 +773,7 @@ fn the_neighbour_cap_keeps_the_nearest_and_bounds_the_scan() {
 
 #[test]
 fn collision_prediction_finds_the_first_contact_within_the_horizon() {
-    use crate::rules::Prediction;
+    use crate::rules::prediction::Prediction;
     let prediction = Prediction {
         velocity: Vec3::X * 5.0,
         distance_sq: 0.7 * 0.7,

@@ -5,7 +5,7 @@
 use glam::{Vec2, Vec3};
 
 use super::random_positions;
-use crate::neighbours::wide::WIDTH;
+use crate::simd::WIDTH;
 use crate::velocity_obstacles::{
     Encounter, EncounterColumns, as_programmed, contact, manoeuvre_share, planar, volume,
     yielding_share,
@@ -794,10 +794,15 @@ fn agents_chosen_together_choose_as_they_would_alone() {
             crowd.build_index();
             crowd.accumulate_forces();
             crowd.integrate(dt, None);
-            let alone = crowd.choices_in_batches_of(1, dt);
+            let alone =
+                (crowd.velocity_inputs()).choices_in_batches_of_among(1, dt, crowd.obstacles());
             let bits = |(v, overlap): (Vec3, bool)| (v.to_array().map(f32::to_bits), overlap);
             for batch in [3, 4] {
-                let together = crowd.choices_in_batches_of(batch, dt);
+                let together = (crowd.velocity_inputs()).choices_in_batches_of_among(
+                    batch,
+                    dt,
+                    crowd.obstacles(),
+                );
                 let differs = (0..alone.len()).find(|&s| bits(together[s]) != bits(alone[s]));
                 assert_eq!(differs, None, "{space:?} {simd:?}, {batch} at a time: slot");
             }
@@ -1557,7 +1562,11 @@ fn each_agent_avoids_its_ten_nearest() {
     crowd.build_index();
     let (expected, ties, across_seams) = ten_nearest_by_sorting(&crowd, radius, 2.0 * half);
     for (slot, expected) in expected.iter().enumerate() {
-        assert_eq!(&crowd.avoided_neighbours(slot), expected, "slot {slot}");
+        assert_eq!(
+            &crowd.velocity_inputs().avoided_neighbours(slot),
+            expected,
+            "slot {slot}"
+        );
     }
     assert!(ties > 100, "{ties} ties");
     assert!(across_seams > 100, "{across_seams} neighbours across seams");
@@ -1602,7 +1611,7 @@ fn the_force_pass_keeps_the_ten_nearest_for_the_step() {
         let (mut kept, mut left) = (0, 0);
         for (slot, expected) in expected.iter().enumerate() {
             let index = crowd.index.gathered[slot].index as usize;
-            match crowd.velocity_step.nearest[slot] {
+            match crowd.forces.nearest[slot] {
                 Some(keys) => {
                     let slots: Vec<usize> = keys.slots().collect();
                     let expected_slots: Vec<usize> = expected.iter().map(|e| e.0).collect();
@@ -1617,7 +1626,7 @@ fn the_force_pass_keeps_the_ten_nearest_for_the_step() {
             }
             // What the step takes, kept or scanned for, with the offsets.
             assert_eq!(
-                &crowd.avoided_neighbours(slot),
+                &crowd.velocity_inputs().avoided_neighbours(slot),
                 expected,
                 "{simd:?} slot {slot}"
             );
@@ -1650,7 +1659,7 @@ fn agents_that_do_not_scan_keep_no_nearest_from_the_tick_before() {
     crowd.set_level_of_detail(Some(detail), Vec3::splat(1e4));
     crowd.step(0.05);
     // Each of the first tick's lists kept, so that a list left over would show.
-    let kept_before = crowd.velocity_step.nearest.iter().flatten().count();
+    let kept_before = crowd.forces.nearest.iter().flatten().count();
     assert!(kept_before > 300, "{kept_before} kept on the first tick");
     crowd.build_index();
     crowd.accumulate_forces();
@@ -1658,7 +1667,7 @@ fn agents_that_do_not_scan_keep_no_nearest_from_the_tick_before() {
     let (mut reused, mut off_agents, mut kept) = (0, 0, 0);
     for (slot, expected) in expected.iter().enumerate() {
         let index = crowd.index.gathered[slot].index as usize;
-        let nearest = crowd.velocity_step.nearest[slot];
+        let nearest = crowd.forces.nearest[slot];
         if crowd.forces.results[slot].reused {
             reused += 1;
             assert_eq!(nearest, None, "slot {slot}, its force reused");
@@ -1668,7 +1677,11 @@ fn agents_that_do_not_scan_keep_no_nearest_from_the_tick_before() {
         } else {
             kept += usize::from(nearest.is_some());
         }
-        assert_eq!(&crowd.avoided_neighbours(slot), expected, "slot {slot}");
+        assert_eq!(
+            &crowd.velocity_inputs().avoided_neighbours(slot),
+            expected,
+            "slot {slot}"
+        );
     }
     assert!(
         reused > 200 && off_agents > 10 && kept > 50,
@@ -1735,7 +1748,7 @@ fn the_force_pass_keeps_the_ten_nearest_under_any_ceiling() {
             for (slot, expected) in expected.iter().enumerate() {
                 let ceiling = ceilings[index_of(slot)];
                 let sure = ceiling >= tenth[index_of(slot)] || ceiling >= radius * radius;
-                let keys = crowd.velocity_step.nearest[slot];
+                let keys = crowd.forces.nearest[slot];
                 assert_eq!(keys.is_some(), sure, "{case}, {simd:?}, slot {slot}");
                 if let Some(keys) = keys {
                     let slots: Vec<usize> = keys.slots().collect();
@@ -1745,7 +1758,7 @@ fn the_force_pass_keeps_the_ten_nearest_under_any_ceiling() {
                 }
                 // What the step takes, kept or scanned for.
                 assert_eq!(
-                    &crowd.avoided_neighbours(slot),
+                    &crowd.velocity_inputs().avoided_neighbours(slot),
                     expected,
                     "{case}, {simd:?}, slot {slot}"
                 );
@@ -1773,7 +1786,7 @@ fn seekers(n: usize, half: f32, seed: u32) -> Vec<AgentInput> {
 
 /// For how many agents the last force pass kept the ten nearest for the step.
 fn nearest_kept(crowd: &Crowd) -> usize {
-    let nearest = &crowd.velocity_step.nearest;
+    let nearest = &crowd.forces.nearest;
     nearest.iter().filter(|kept| kept.is_some()).count()
 }
 

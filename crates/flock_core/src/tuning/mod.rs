@@ -13,7 +13,7 @@ use bevy_ecs::reflect::ReflectComponent;
 #[cfg(feature = "bevy")]
 use bevy_reflect::std_traits::ReflectDefault;
 
-use crate::neighbours::lanes::FieldOfView;
+use crate::field_of_view::FieldOfView;
 
 /// How separation, alignment and cohesion become steering forces.
 ///

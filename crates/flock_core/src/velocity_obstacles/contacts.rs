@@ -23,8 +23,7 @@
 
 use glam::Vec3;
 
-use super::{Encounter, Scratch, Tick};
-use crate::Crowd;
+use super::{Encounter, Scratch, Tick, VelocityInputs};
 use crate::executor::for_each_chunk_mut;
 use crate::maths::length;
 
@@ -37,7 +36,7 @@ pub(crate) struct Choices {
     /// By grid slot: the velocity chosen.
     pub(crate) velocities: Vec<Vec3>,
     /// By grid slot: whether the agent may end the tick overlapping a neighbour, and so is
-    /// checked (see [`Crowd::chosen_velocity`]).
+    /// checked (see [`VelocityInputs::chosen_velocity`]).
     pub(super) may_overlap: Vec<bool>,
     /// By grid slot: whether the agent is in contact, and chooses with contact bounds.
     in_contact: Vec<bool>,
@@ -104,7 +103,7 @@ pub(crate) fn contact(e: &Encounter<Vec3>, dt: f32, max_speed: f32) -> Option<(V
     (bound < max_speed).then_some((n, bound))
 }
 
-impl Crowd {
+impl VelocityInputs<'_> {
     /// The contact rounds (see [`contacts`](self)): reciprocal agents whose chosen velocity
     /// would leave their body overlapping a neighbour's at the tick's end choose again with
     /// contact bounds, written into `choices.velocities`.
@@ -129,7 +128,7 @@ impl Crowd {
         for _ in 0..CONTACT_ROUNDS {
             touching.clear();
             touching.resize(candidates.len(), false);
-            for_each_chunk_mut(&*self.executor, touching, |first, chunk| {
+            for_each_chunk_mut(self.executor, touching, |first, chunk| {
                 let mut scratch = Scratch::default();
                 for (k, touches) in chunk.iter_mut().enumerate() {
                     let slot = candidates[first + k];
@@ -152,7 +151,7 @@ impl Crowd {
                 velocities,
                 in_contact,
             };
-            for_each_chunk_mut(&*self.executor, rechosen, |first, chunk| {
+            for_each_chunk_mut(self.executor, rechosen, |first, chunk| {
                 let mut scratch = Scratch::default();
                 let slots = contacting[first..first + chunk.len()].iter().copied();
                 self.choose_each(

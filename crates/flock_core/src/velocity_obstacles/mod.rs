@@ -18,7 +18,7 @@
 //! (8 at 64 ticks a second are enough) standing in a ring where each blocks the next, for good.
 //! So between equal priorities the shares are 0.8 and 0.2 by a fixed ranking
 //! ([`yielding_share`]), a blocked agent steps to its right, and a tiny seeded nudge breaks
-//! exact symmetry (see `Crowd::goal`).
+//! exact symmetry (see `VelocityInputs::goal`).
 //!
 //! The paper's guarantee holds only while every program is feasible and every neighbour does
 //! its part; in a crowd neither is sure (a dense crowd leaves no allowed velocity, and a
@@ -54,23 +54,22 @@ use core::ops::Range;
 
 use glam::{IVec3, Vec3};
 
-use crate::executor::{for_each_chunk_mut, for_each_chunk_mut2};
+use crate::executor::{ChunkExecutor, for_each_chunk_mut, for_each_chunk_mut2};
+use crate::forces::ForcePass;
 use crate::maths::{length, limit_length, unit};
-use crate::neighbours::nearest::NearestKeys;
-use crate::neighbours::wide::{WIDTH, Wide};
-use crate::neighbours::{Images, image_ranges, seam_images};
+use crate::neighbours::nearest::{MOST_AGENTS_AVOIDED, NearestKeys};
+use crate::neighbours::{Images, NeighbourIndex, image_ranges, seam_images};
+#[cfg(test)]
+use crate::obstacles::ObstacleSet;
 use crate::obstacles::{Layered, ObstacleQuery};
-use crate::rules::coincident_direction;
+use crate::rules::flocking::coincident_direction;
 use crate::rules::wander::NoiseDraw;
+use crate::simd::{WIDTH, Wide};
+use crate::space::Space;
 use crate::tuning::{Boundary, Perception, Prepared, VelocityObstacles};
-use crate::{Crowd, Space};
 
 use contacts::Round;
 pub(crate) use contacts::{Choices, contact};
-
-/// Each agent avoids at most this many neighbours, the nearest (as in the RVO2 library's
-/// examples): further ones sit behind them, and the linear program's work grows with the count.
-pub const MOST_AGENTS_AVOIDED: usize = 10;
 
 /// How much further apart than their summed radii the program keeps two bodies, as a share of
 /// those radii: room for what an infeasible program or a neighbour that does not reciprocate
@@ -270,11 +269,8 @@ pub(crate) struct VelocityStep {
     pub(crate) preferred: Vec<Vec3>,
     /// By grid slot: the velocity chosen, and what the contact rounds need.
     pub(crate) choices: Choices,
-    /// By grid slot: the nearest neighbours each agent avoids, as the force pass's scan kept
-    /// them, where it could (see [`Crowd::keeps_nearest`]); read while the forces are pending.
-    pub(crate) nearest: Vec<Option<NearestKeys>>,
     /// By agent index: the squared distance within which the next force pass offers the
-    /// agent's neighbours to its nearest (see [`Crowd::nearest_ceilings`]), where the last
+    /// agent's neighbours to its nearest (see [`VelocityInputs::nearest_ceilings`]), where the last
     /// tick kept them; infinite, or missing, elsewhere.
     pub(crate) ceilings: Vec<f32>,
 }
@@ -291,7 +287,7 @@ struct Near {
 /// What every agent's choice in one tick shares.
 struct Tick<'a> {
     dt: f32,
-    /// Whether some agents do not avoid every other ([`Crowd::avoids_by_layers`]).
+    /// Whether some agents do not avoid every other ([`avoids_by_layers`]).
     layered: bool,
     obstacles: &'a Layered<'a>,
     /// The highest max speed of any agent: bodies further apart than the reach of their two
@@ -337,7 +333,7 @@ struct Pending {
     at: usize,
     slot: usize,
     preferred: Vec3,
-    /// The velocity it aims for (see [`Crowd::goal`]).
+    /// The velocity it aims for (see [`VelocityInputs::goal`]).
     goal: Vec3,
     max_speed: f32,
     solid: bool,
@@ -346,7 +342,53 @@ struct Pending {
     bounds: Range<usize>,
 }
 
-impl Crowd {
+/// The crowd as the velocity-obstacle step reads it.
+pub(crate) struct VelocityInputs<'a> {
+    pub(crate) space: Space,
+    pub(crate) params: &'a [Prepared],
+    pub(crate) index: &'a NeighbourIndex,
+    /// Seed and tick of the nudges' draws.
+    pub(crate) seed: u64,
+    pub(crate) tick: u64,
+    /// The force pass, whose scan may have kept each agent's nearest neighbours.
+    pub(crate) forces: &'a ForcePass,
+    /// By agent index: the velocity the rules and limits ask for (see
+    /// [`VelocityStep::preferred`]).
+    pub(crate) preferred: &'a [Vec3],
+    pub(crate) executor: &'a (dyn ChunkExecutor + Send + Sync),
+}
+
+/// Whether any parameter set avoids velocity obstacles.
+pub(crate) fn avoids_velocity_obstacles(params: &[Prepared]) -> bool {
+    params
+        .iter()
+        .any(|p| p.velocity_obstacles != VelocityObstacles::Off)
+}
+
+/// Whether some agents do not avoid every other by their avoidance layers: with every agent in
+/// a layer and every mask full, each avoids every other, and the step need not look up each
+/// neighbour's layers.
+fn avoids_by_layers(params: &[Prepared]) -> bool {
+    params.iter().any(|p| {
+        let p = &p.params.perception;
+        p.avoidance_mask != u32::MAX || p.avoidance_layers == 0
+    })
+}
+
+/// Whether the force pass keeps each agent's nearest neighbours for the step (see
+/// [`Neighbourhood::scan_keeping_nearest`](crate::neighbours::Neighbourhood::scan_keeping_nearest)),
+/// which saves the step a scan of its own: where some agents avoid velocity obstacles, and
+/// every agent avoids every other.
+pub(crate) fn keeps_nearest(params: &[Prepared]) -> bool {
+    avoids_velocity_obstacles(params) && !avoids_by_layers(params)
+}
+
+impl VelocityInputs<'_> {
+    /// The number of agents.
+    fn len(&self) -> usize {
+        self.index.gathered.len()
+    }
+
     /// The highest max speed of any agent.
     fn fastest(&self) -> f32 {
         (self.params.iter())
@@ -369,7 +411,7 @@ impl Crowd {
     ) {
         let closing = 2.0 * self.fastest() * dt;
         let slots = self.index.grid.slots();
-        for_each_chunk_mut(&*self.executor, ceilings, |first, chunk| {
+        for_each_chunk_mut(self.executor, ceilings, |first, chunk| {
             for (k, ceiling) in chunk.iter_mut().enumerate() {
                 let kept = nearest.get(slots[first + k] as usize).copied().flatten();
                 *ceiling = kept.map_or(f32::INFINITY, |kept| {
@@ -380,34 +422,9 @@ impl Crowd {
         });
     }
 
-    /// Whether any parameter set avoids velocity obstacles.
-    pub(crate) fn avoids_velocity_obstacles(&self) -> bool {
-        self.params
-            .iter()
-            .any(|p| p.velocity_obstacles != VelocityObstacles::Off)
-    }
-
-    /// Whether some agents do not avoid every other by their avoidance layers: with every
-    /// agent in a layer and every mask full, each avoids every other, and the step need not
-    /// look up each neighbour's layers.
-    fn avoids_by_layers(&self) -> bool {
-        self.params.iter().any(|p| {
-            let p = &p.params.perception;
-            p.avoidance_mask != u32::MAX || p.avoidance_layers == 0
-        })
-    }
-
-    /// Whether the force pass keeps each agent's nearest neighbours for the step (see
-    /// [`Neighbourhood::scan_keeping_nearest`](crate::neighbours::Neighbourhood::scan_keeping_nearest)),
-    /// which saves the step a scan of its own: where some agents avoid velocity obstacles, and
-    /// every agent avoids every other.
-    pub(crate) fn keeps_nearest(&self) -> bool {
-        self.avoids_velocity_obstacles() && !self.avoids_by_layers()
-    }
-
     /// What every agent's choice in a tick of `dt` among `obstacles` shares.
     fn tick<'a>(&self, dt: f32, obstacles: &'a Layered<'a>) -> Tick<'a> {
-        let layered = self.avoids_by_layers();
+        let layered = avoids_by_layers(self.params);
         Tick {
             dt,
             layered,
@@ -435,7 +452,7 @@ impl Crowd {
         velocities.resize(self.len(), Vec3::ZERO);
         may_overlap.resize(self.len(), false);
         for_each_chunk_mut2(
-            &*self.executor,
+            self.executor,
             velocities,
             may_overlap,
             |first_slot, velocities, may_overlap| {
@@ -532,7 +549,7 @@ impl Crowd {
         scratch: &mut Scratch,
     ) -> (Vec3, bool) {
         let agent = &self.index.gathered[slot];
-        let preferred = self.velocity_step.preferred[agent.index as usize];
+        let preferred = self.preferred[agent.index as usize];
         let prepared = &self.params[agent.params as usize];
         let solid = match prepared.velocity_obstacles {
             VelocityObstacles::Off => return (preferred, false),
@@ -797,7 +814,7 @@ impl Crowd {
     ) {
         let position = self.index.gathered[slot].body.position;
         let images = seam_images(position, prepared, self.space);
-        let kept = match self.velocity_step.nearest.get(slot) {
+        let kept = match self.forces.nearest.get(slot) {
             Some(&Some(kept)) if self.forces.pending => kept,
             _ => self.scan_nearest(slot, position, &images, prepared, layered, scratch),
         };
@@ -854,7 +871,7 @@ impl Crowd {
         for shift in images.iter() {
             let centre = position + shift;
             let ranges = image_ranges(
-                &self.index,
+                self.index,
                 self.space,
                 centre,
                 shift,
@@ -879,14 +896,19 @@ impl Crowd {
 }
 
 #[cfg(test)]
-impl Crowd {
+impl VelocityInputs<'_> {
     /// Every agent's first choice (before the contact rounds) by grid slot, the agents taken
     /// `batch` at a time (at most [`BATCH`]) with one scratch space, as
     /// [`choose_velocities`](Self::choose_velocities) makes them after an
     /// [`integrate`](Self::integrate) of `dt` with no colliders: the velocity, and whether the
     /// agent may end the tick overlapping a neighbour.
-    pub(crate) fn choices_in_batches_of(&self, batch: usize, dt: f32) -> Vec<(Vec3, bool)> {
-        let obstacles = Layered::new(&self.avoidance.obstacles, None);
+    pub(crate) fn choices_in_batches_of_among(
+        &self,
+        batch: usize,
+        dt: f32,
+        obstacles: &ObstacleSet,
+    ) -> Vec<(Vec3, bool)> {
+        let obstacles = Layered::new(obstacles, None);
         let tick = self.tick(dt, &obstacles);
         let mut scratch = Scratch::default();
         let slots: Vec<usize> = (0..self.len()).collect();

@@ -10,8 +10,8 @@ use super::Field::*;
 use super::{EncounterColumns, PARALLEL, recip_length_where_normal};
 use crate::SimdPath;
 #[cfg(target_arch = "x86_64")]
-use crate::neighbours::wide::Avx;
-use crate::neighbours::wide::{Pair, WIDTH, Wide};
+use crate::simd::Avx;
+use crate::simd::{Pair, WIDTH, Wide};
 
 /// The velocities on the left of a directed line: `v` is allowed when
 /// `det(direction, point - v) <= 0`.

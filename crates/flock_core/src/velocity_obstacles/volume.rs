@@ -11,8 +11,8 @@ use super::Field::*;
 use super::{EncounterColumns, PARALLEL, recip_length_where_normal};
 use crate::SimdPath;
 #[cfg(target_arch = "x86_64")]
-use crate::neighbours::wide::Avx;
-use crate::neighbours::wide::{Pair, WIDTH, Wide};
+use crate::simd::Avx;
+use crate::simd::{Pair, WIDTH, Wide};
 
 /// The velocities on the side of a plane its normal points to: `v` is allowed when
 /// `(v - point) . normal >= 0`.
