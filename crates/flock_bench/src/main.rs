@@ -47,6 +47,7 @@
 
 mod avoidance;
 mod clumped;
+mod crowd_scenarios;
 mod crowds;
 mod detail;
 mod harness;

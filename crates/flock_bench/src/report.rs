@@ -121,7 +121,8 @@ pub(crate) fn targets_section(
     out
 }
 
-pub(crate) fn report(rows: &[Row], targets: &str, ticks: usize, rounds: usize) -> String {
+/// The report's opening: the machine, how the cases were timed, and the workload.
+fn preamble(ticks: usize, rounds: usize) -> String {
     let mut out = String::new();
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -157,36 +158,13 @@ pub(crate) fn report(rows: &[Row], targets: &str, ticks: usize, rounds: usize) -
          tree and run one within-radius query per agent; `brute` tests every pair. \
          *neighbours* is found per agent, *candidates* the distance tests per agent.\n"
     );
-    out.push_str(targets);
-    out.push('\n');
-    for space in [Space::Volume, Space::Planar] {
-        let _ = writeln!(
-            out,
-            "## {}D\n\n| method | agents | threads | median ms | p10 ms | p90 ms | ns / agent | neighbours | candidates |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-            dims(space)
-        );
-        for method in Method::ALL {
-            for r in rows
-                .iter()
-                .filter(|r| r.method == method && r.space == space)
-            {
-                let (per_agent, neighbours) = r.per_agent();
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {per_agent} | {neighbours} | {} |",
-                    method.name(),
-                    r.agents,
-                    r.threads,
-                    Row::ms(r.median),
-                    Row::ms(r.p10),
-                    Row::ms(r.p90),
-                    r.candidates.map_or("n/a".to_owned(), |c| format!("{c:.1}"))
-                );
-            }
-        }
-        out.push('\n');
-    }
+    out
+}
 
+/// The table of figures derived from the sweep's 3D rows on 2 threads: Bevy's share, the
+/// kd-tree's ratio, the ECS share, the default pools, the portable scan.
+fn derived_figures(rows: &[Row]) -> String {
+    let mut out = String::new();
     let _ = writeln!(
         out,
         "## Derived figures (3D, 2 threads)\n\n| agents | plugin ms | of which Bevy's update ms | kd-tree ms | kd-tree / plugin | ECS share of the plugin tick | plugin, default pools ms | kernel, portable scan / detected |\n|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -229,6 +207,43 @@ pub(crate) fn report(rows: &[Row], targets: &str, ticks: usize, rounds: usize) -
             );
         }
     }
+    out
+}
+
+pub(crate) fn report(rows: &[Row], targets: &str, ticks: usize, rounds: usize) -> String {
+    let mut out = String::new();
+    out.push_str(&preamble(ticks, rounds));
+    out.push_str(targets);
+    out.push('\n');
+    for space in [Space::Volume, Space::Planar] {
+        let _ = writeln!(
+            out,
+            "## {}D\n\n| method | agents | threads | median ms | p10 ms | p90 ms | ns / agent | neighbours | candidates |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            dims(space)
+        );
+        for method in Method::ALL {
+            for r in rows
+                .iter()
+                .filter(|r| r.method == method && r.space == space)
+            {
+                let (per_agent, neighbours) = r.per_agent();
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {per_agent} | {neighbours} | {} |",
+                    method.name(),
+                    r.agents,
+                    r.threads,
+                    Row::ms(r.median),
+                    Row::ms(r.p10),
+                    Row::ms(r.p90),
+                    r.candidates.map_or("n/a".to_owned(), |c| format!("{c:.1}"))
+                );
+            }
+        }
+        out.push('\n');
+    }
+
+    out.push_str(&derived_figures(rows));
     let _ = writeln!(
         out,
         "\nThe ECS share is 1 - kernel / plugin, from medians of separate runs on a shared \

@@ -88,20 +88,9 @@ pub fn run(args: &[String]) {
     for tick in 1..=ticks {
         for k in 0..churn {
             let victim = (tick * 7919 + k * 104_729) % alive.len();
-            let gone = alive.swap_remove(victim);
-            app.world_mut().despawn(gone);
-            let (p, v) = (
-                workload.positions[next % agents],
-                workload.velocities[next % agents],
-            );
-            let mut agent =
-                app.world_mut()
-                    .spawn((Agent, Transform::from_translation(p), Velocity(v)));
-            if !clean {
-                spoil(&mut agent, next);
-            }
+            app.world_mut().despawn(alive.swap_remove(victim));
+            alive.push(spawn_replacement(&mut app, &workload, next, clean));
             next += 1;
-            alive.push(agent.id());
         }
         let t = Instant::now();
         app.update();
@@ -112,30 +101,68 @@ pub fn run(args: &[String]) {
             .drain()
             .count();
         if window.len() == WINDOW {
-            let (rss_kib, peak_kib) = memory_kib().unwrap_or((0, 0));
-            let metrics = app.world().resource::<FlockMetrics>();
-            samples.push(Sample {
-                tick,
-                rss_kib,
-                peak_kib,
-                median: median(&mut window),
-                agents: metrics.agents,
-            });
+            samples.push(sample(&app, tick, &mut window));
             window.clear();
             let s = samples.last().expect("just pushed");
             if samples.len() == 1 || tick % (ticks / 10).max(WINDOW) == 0 {
-                println!(
-                    "tick {:>7}: {} agents, median tick {:.3} ms, resident {} KiB (peak {} KiB)",
-                    s.tick,
-                    s.agents,
-                    s.median.as_secs_f64() * 1e3,
-                    s.rss_kib,
-                    s.peak_kib
-                );
+                print_sample(s);
             }
         }
     }
     let wall = started.elapsed();
+    let (bad_input, settled) = closing_notes(&app, clean, churn * ticks / 2, corrected);
+    let report =
+        report(&samples, ticks, agents, churn, wall) + &bad_input + "\n\n" + &settled + "\n";
+    std::fs::write("SOAK.md", &report).expect("write SOAK.md");
+    println!("\n{report}\nwrote SOAK.md");
+    let (first, last) = (&samples[0], &samples[samples.len() - 1]);
+    if last.rss_kib * 10 > first.rss_kib * 11 {
+        eprintln!(
+            "soak: resident memory grew from {} to {} KiB",
+            first.rss_kib, last.rss_kib
+        );
+        std::process::exit(1);
+    }
+}
+
+/// The sample after `tick`: the memory now and the median of the `window`'s tick times.
+fn sample(app: &App, tick: usize, window: &mut [Duration]) -> Sample {
+    let (rss_kib, peak_kib) = memory_kib().unwrap_or((0, 0));
+    Sample {
+        tick,
+        rss_kib,
+        peak_kib,
+        median: median(window),
+        agents: app.world().resource::<FlockMetrics>().agents,
+    }
+}
+
+fn print_sample(s: &Sample) {
+    println!(
+        "tick {:>7}: {} agents, median tick {:.3} ms, resident {} KiB (peak {} KiB)",
+        s.tick,
+        s.agents,
+        s.median.as_secs_f64() * 1e3,
+        s.rss_kib,
+        s.peak_kib
+    );
+}
+
+/// Spawns the replacement agent number `next`, from the workload's positions in turn (so runs
+/// repeat), with one bad value unless `clean`.
+fn spawn_replacement(app: &mut App, workload: &Workload, next: usize, clean: bool) -> Entity {
+    let n = workload.positions.len();
+    let (p, v) = (workload.positions[next % n], workload.velocities[next % n]);
+    let mut agent = (app.world_mut()).spawn((Agent, Transform::from_translation(p), Velocity(v)));
+    if !clean {
+        spoil(&mut agent, next);
+    }
+    agent.id()
+}
+
+/// The report's closing paragraphs: what the bad input did (`spoiled` agents carried a bad
+/// value; `corrected` messages came of them), and how the flock settled.
+fn closing_notes(app: &App, clean: bool, spoiled: usize, corrected: usize) -> (String, String) {
     let metrics = *app.world().resource::<FlockMetrics>();
     let candidates = app
         .world()
@@ -157,21 +184,10 @@ pub fn run(args: &[String]) {
              `InputCorrected` messages, one per bad agent that lived to a tick (a few are \
              despawned in the same batch that spawned them); at the end the plugin remembered \
              {remembered} reports (the rest were forgotten with their agents).",
-            churn * ticks / 2
+            spoiled
         )
     };
-    let report =
-        report(&samples, ticks, agents, churn, wall) + &bad_input + "\n\n" + &settled + "\n";
-    std::fs::write("SOAK.md", &report).expect("write SOAK.md");
-    println!("\n{report}\nwrote SOAK.md");
-    let (first, last) = (&samples[0], &samples[samples.len() - 1]);
-    if last.rss_kib * 10 > first.rss_kib * 11 {
-        eprintln!(
-            "soak: resident memory grew from {} to {} KiB",
-            first.rss_kib, last.rss_kib
-        );
-        std::process::exit(1);
-    }
+    (bad_input, settled)
 }
 
 /// Gives every other new agent one bad value, cycling through the kinds a game might send:

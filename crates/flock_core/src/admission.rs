@@ -12,7 +12,7 @@ use crate::crowd::Crowd;
 use crate::executor::for_each_part;
 use crate::maths::{length, unit};
 use crate::roles::lead_time;
-use crate::tuning::FlockTuning;
+use crate::tuning::{FlockTuning, Prepared};
 
 /// An agent for [`Crowd::push_all`] or [`Crowd::set_agent`]: what [`Crowd::push`],
 /// [`Crowd::pursue`] and [`Crowd::set_memory`] take for it one at a time.
@@ -75,6 +75,50 @@ struct FillPart<'a> {
     found: &'a mut FillFound,
 }
 
+/// How [`Crowd::push_all`] admits each agent: in the crowd's space, with its parameter sets, and
+/// the set an agent naming an unknown one gets (added after the fill).
+struct Admission<'a> {
+    space: Space,
+    params: &'a [Prepared],
+    fallback: ParamsId,
+    fallback_speed: f32,
+}
+
+impl FillPart<'_> {
+    /// Writes `agent`, the crowd's agent `index`, into `slot` of this part: made finite and
+    /// flat (see [`admitted`]), aiming ahead of a moving quarry, its parameter set known or
+    /// the fallback, and its memory, if any, kept for the crowd to restore.
+    #[inline]
+    fn admit(&mut self, slot: usize, index: usize, agent: &NewAgent, rules: &Admission) {
+        let space = rules.space;
+        let known = (agent.input.params.0 as usize) < rules.params.len();
+        self.found.unknown_params |= !known;
+        let id = if known {
+            agent.input.params
+        } else {
+            rules.fallback
+        };
+        let (body, mut target) = admitted(space, &agent.input);
+        if let (Some(aim), Some(velocity)) = (target, agent.quarry_velocity) {
+            let max_speed = (rules.params.get(id.0 as usize))
+                .map_or(rules.fallback_speed, |p| p.params.limits.max_speed);
+            target = lead_aim(space, body.position, aim, velocity, max_speed).or(target);
+        }
+        // Most agents carry nothing: making nothing usable would cost two roots.
+        if agent.memory != AgentMemory::default() {
+            let memory = agent.memory.usable(|v| space.flat(v));
+            if memory != AgentMemory::default() {
+                self.found.memories.push((index, memory));
+            }
+        }
+        self.bodies[slot].write(body);
+        self.flocks[slot].write(agent.input.flock);
+        self.params[slot].write(id.0);
+        self.targets[slot].write(target);
+        self.added[slot].write(Vec3::ZERO);
+    }
+}
+
 /// What a task of [`Crowd::push_all`] leaves for the crowd to settle in order.
 #[derive(Default)]
 struct FillFound {
@@ -118,14 +162,17 @@ impl Crowd {
     ) -> Range<usize> {
         let start = self.len();
         let end = start + count;
-        let known_params = self.params.len();
-        let fallback = ParamsId(known_params as u32);
-        let fallback_speed = FlockTuning::default().limits.max_speed;
         let chunk_len = self.executor.chunk_len(count).max(1);
         let mut found: Vec<FillFound> = (0..count.div_ceil(chunk_len))
             .map(|_| FillFound::default())
             .collect();
-        let (space, params, agents) = (self.space, &self.params, &mut self.agents);
+        let rules = Admission {
+            space: self.space,
+            params: &self.params,
+            fallback: ParamsId(self.params.len() as u32),
+            fallback_speed: FlockTuning::default().limits.max_speed,
+        };
+        let agents = &mut self.agents;
         agents.bodies.reserve(count);
         agents.flocks.reserve(count);
         agents.params.reserve(count);
@@ -149,7 +196,7 @@ impl Crowd {
                 },
             )
             .collect();
-        for_each_part(&*self.executor, parts, |k, part| {
+        for_each_part(&*self.executor, parts, |k, mut part| {
             let first = k * chunk_len;
             let mut batch = [NewAgent::default(); FILL_BATCH];
             for at in (0..part.bodies.len()).step_by(FILL_BATCH) {
@@ -157,29 +204,7 @@ impl Crowd {
                 batch.fill(NewAgent::default());
                 fill(first + at, batch);
                 for (slot, agent) in (at..).zip(batch.iter()) {
-                    let known = (agent.input.params.0 as usize) < known_params;
-                    part.found.unknown_params |= !known;
-                    let id = if known { agent.input.params } else { fallback };
-                    let (body, mut target) = admitted(space, &agent.input);
-                    if let (Some(aim), Some(velocity)) = (target, agent.quarry_velocity) {
-                        let max_speed = params
-                            .get(id.0 as usize)
-                            .map_or(fallback_speed, |p| p.params.limits.max_speed);
-                        target =
-                            lead_aim(space, body.position, aim, velocity, max_speed).or(target);
-                    }
-                    // Most agents carry nothing: making nothing usable would cost two roots.
-                    if agent.memory != AgentMemory::default() {
-                        let memory = agent.memory.usable(|v| space.flat(v));
-                        if memory != AgentMemory::default() {
-                            part.found.memories.push((start + first + slot, memory));
-                        }
-                    }
-                    part.bodies[slot].write(body);
-                    part.flocks[slot].write(agent.input.flock);
-                    part.params[slot].write(id.0);
-                    part.targets[slot].write(target);
-                    part.added[slot].write(Vec3::ZERO);
+                    part.admit(slot, start + first + slot, agent, &rules);
                 }
             }
             part.found.complete = true;

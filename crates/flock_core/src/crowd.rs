@@ -27,8 +27,9 @@ use crate::velocity_obstacles::{VelocityInputs, VelocityStep, keeps_nearest};
 /// [`build_index`](Self::build_index) (neighbour lookup),
 /// [`accumulate_forces`](Self::accumulate_forces) (the steering rules; add forces of your own
 /// with [`add_force`](Self::add_force) after it), [`avoid_obstacles`](Self::avoid_obstacles)
-/// and [`integrate`](Self::integrate). [`step`](Self::step) runs the four. Buffers keep their
-/// capacity between ticks, so a steady crowd allocates nothing.
+/// and [`integrate`](Self::integrate) (the velocity-obstacle step, where agents take it, then
+/// the move). [`step`](Self::step) runs them all. Buffers keep their capacity between ticks,
+/// so a steady crowd allocates nothing.
 ///
 /// The same inputs give bit-identical outputs, whatever [`ChunkExecutor`] runs the passes:
 /// every loop runs in a fixed order.
@@ -480,8 +481,9 @@ impl Crowd {
         self.index.lanes.simd()
     }
 
-    /// One whole tick, the stages in order: neighbour lookup, the steering forces, obstacle
-    /// avoidance (of the crowd's own [`obstacles`](Self::obstacles)), integration.
+    /// One whole tick, the five stages in order: neighbour lookup, the steering forces, obstacle
+    /// avoidance (of the crowd's own [`obstacles`](Self::obstacles)), then, in
+    /// [`integrate`](Self::integrate), the velocity-obstacle step and the move.
     pub fn step(&mut self, dt: f32) {
         self.build_index();
         self.accumulate_forces();

@@ -81,6 +81,8 @@ impl Crowd {
         });
         self.velocity_step.preferred = preferred;
         let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
+        // The velocity-obstacle step, the fourth stage: each avoiding agent's velocity replaced
+        // by the nearest that keeps clear of its neighbours.
         let mut choices = core::mem::take(&mut self.velocity_step.choices);
         (self.velocity_inputs()).choose_velocities(dt, &obstacles, &mut choices);
         let chosen = &choices.velocities;

@@ -1,13 +1,17 @@
 //! Engine-agnostic flocking kernel behind `bevy_flock`.
 //!
-//! Agents live in contiguous buffers inside a [`Crowd`]. A tick runs four stages, each in its
-//! own module: neighbour lookup ([`Crowd::build_index`]: a [`UniformGrid`] rebuilt by counting
-//! sort, the agents copied into its cell order), force accumulation
-//! ([`Crowd::accumulate_forces`]: each agent's neighbours scanned for Reynolds' separation,
-//! alignment and cohesion, and its other behaviours added and blended, one file per behaviour
-//! family under `rules/`), obstacle avoidance ([`Crowd::avoid_obstacles`]) and integration
-//! ([`Crowd::integrate`]: limits on force and speed, never into an obstacle). [`Crowd::step`]
-//! runs the four.
+//! Agents live in contiguous buffers inside a [`Crowd`]. A tick runs five stages, each a type
+//! of its own module that works on a borrowed view of the buffers, composed by the crowd:
+//! neighbour lookup ([`Crowd::build_index`]: a [`UniformGrid`] rebuilt by counting sort, the
+//! agents copied into its cell order), force accumulation ([`Crowd::accumulate_forces`]: each
+//! agent's neighbours scanned for Reynolds' separation, alignment and cohesion, and its other
+//! behaviours added and blended, one file per behaviour family under `rules/`), obstacle
+//! avoidance ([`Crowd::avoid_obstacles`]), the velocity-obstacle step (for agents with
+//! [`Perception::velocity_obstacles`] on: the velocity the rules ask for replaced by the
+//! nearest that keeps clear of the neighbours, van den Berg et al. 2011) and integration
+//! (limits on force and speed, never into an obstacle). [`Crowd::integrate`] runs the last two,
+//! since the step chooses among the velocities integration works out; [`Crowd::step`] runs all
+//! five.
 //!
 //! Every tuning value ([`FlockWeights`], [`SteeringLimits`], [`Perception`], [`Boundary`], as a
 //! whole [`FlockTuning`]) is defined, defaulted and checked once, in `tuning/`. Without

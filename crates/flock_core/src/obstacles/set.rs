@@ -5,7 +5,8 @@ use glam::{IVec3, Vec3, Vec4};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::{CastHit, LEAVING_CONTACT, ObstacleQuery, Shape};
+use super::query::{CastHit, LEAVING_CONTACT, ObstacleQuery};
+use super::shape::Shape;
 use crate::maths::floor_cell;
 
 /// Steps of a sphere trace (a move's sweep) before it gives up and stops where it stands
@@ -37,7 +38,7 @@ pub struct ObstacleSet {
     /// By shape: a ball holding it (`w` its radius, infinite for a half-space), whose distance
     /// bounds the shape's from below, so that [`nearest`](Self::nearest) skips shapes it
     /// cannot beat.
-    balls: Vec<Vec4>,
+    pub(super) balls: Vec<Vec4>,
     /// Shapes without bounds (half-spaces), checked by everyone.
     unbounded: Vec<u32>,
     /// Bounded shapes by cell, grown by the largest reach.
@@ -49,7 +50,7 @@ pub struct ObstacleSet {
     /// [`rebuild_on_plane`](Self::rebuild_on_plane)).
     columns: bool,
     /// How far from a point every shape is found (see [`ObstacleSet::rebuild`]).
-    reach: f32,
+    pub(super) reach: f32,
     /// Box around every bounded shape, grown by the reach.
     bounds: Option<(Vec3, Vec3)>,
     /// The shapes and reach of the last rebuild as given, and how many of them were skipped:
@@ -88,14 +89,14 @@ impl Hasher for CellHasher {
 
 /// How much farther than the nearest shape so far a shape's ball must be for the shape to be
 /// skipped: far more than the rounding of a distance, so that skipping never changes the answer.
-const BALL_SLACK: f32 = 1e-3;
+pub(super) const BALL_SLACK: f32 = 1e-3;
 
 /// Bounded shapes spanning more cells than this are checked by every agent in the bounds.
 const MAX_CELLS_PER_SHAPE: i64 = 512;
 
 /// Cells hold the shapes within the reach and this much more, so that a cast as long as the
 /// reach (less its radius), of a ball grown by [`HIT_DISTANCE`], still reads one cell.
-const BIN_SLACK: f32 = 2.0 * HIT_DISTANCE;
+pub(super) const BIN_SLACK: f32 = 2.0 * HIT_DISTANCE;
 
 /// A cast longer than the reach whose way spans more cells than this tests every shape.
 const MAX_CELLS_PER_CAST: i64 = 512;
@@ -240,14 +241,14 @@ impl ObstacleSet {
         self.columns
     }
 
-    fn cell_of(&self, p: Vec3) -> IVec3 {
+    pub(super) fn cell_of(&self, p: Vec3) -> IVec3 {
         let cell = floor_cell(p / self.cell_size);
         if self.columns { cell.with_z(0) } else { cell }
     }
 
     /// Calls `visit` with the index of every shape that may lie within the reach of `p`.
     #[inline]
-    fn for_each_near(&self, p: Vec3, mut visit: impl FnMut(usize)) {
+    pub(super) fn for_each_near(&self, p: Vec3, mut visit: impl FnMut(usize)) {
         for &id in &self.unbounded {
             visit(id as usize);
         }
@@ -270,7 +271,7 @@ impl ObstacleSet {
     /// Calls `each` with the index of each of the `listed` shapes if given, else of every
     /// shape [`for_each_near`](Self::for_each_near) visits.
     #[inline]
-    fn visit(&self, p: Vec3, listed: Option<&[u32]>, mut each: impl FnMut(usize)) {
+    pub(super) fn visit(&self, p: Vec3, listed: Option<&[u32]>, mut each: impl FnMut(usize)) {
         match listed {
             Some(ids) => ids.iter().for_each(|&id| each(id as usize)),
             None => self.for_each_near(p, each),
@@ -398,7 +399,7 @@ impl ObstacleSet {
 
     /// [`ObstacleQuery::cast`], among the `listed` shapes when given (see
     /// [`first_touch`](Self::first_touch)).
-    fn cast_among(
+    pub(super) fn cast_among(
         &self,
         origin: Vec3,
         dir: Vec3,
@@ -417,7 +418,7 @@ impl ObstacleSet {
     /// [`ObstacleQuery::is_clear`], among the `listed` shapes when given (see
     /// [`first_touch`](Self::first_touch)); a centre on a surface traces the way
     /// among every shape.
-    fn is_clear_among(
+    pub(super) fn is_clear_among(
         &self,
         origin: Vec3,
         dir: Vec3,
@@ -476,102 +477,6 @@ impl ObstacleSet {
             }
         }
         March::Exhausted(t)
-    }
-}
-
-/// The most shapes an [`Around`] lists; with more near, it reads the set.
-const MAX_AROUND: usize = 48;
-
-/// The shapes of an [`ObstacleSet`] that a ball of up to a radius, cast from one point no
-/// farther than a length, may touch: gathered once for the several casts an agent makes from
-/// where it stands (the cast ahead, a held direction, up to twenty of a fan), which then read
-/// these few instead of every shape binned near the point. A query from elsewhere, or reaching
-/// farther, reads the set. The answers are the set's, bit for bit: the listed shapes are visited
-/// in the set's order, and those left out lie beyond any way the view answers for.
-pub(crate) struct Around<'a> {
-    set: &'a ObstacleSet,
-    origin: Vec3,
-    length: f32,
-    radius: f32,
-    ids: [u32; MAX_AROUND],
-    /// How many of `ids` are listed, or `None` when more were near (the set answers).
-    listed: Option<usize>,
-}
-
-impl ObstacleSet {
-    /// The view of the shapes a ball of up to `radius` plus the hit distance, cast from
-    /// `origin` no farther than `length`, may touch (see [`Around`]).
-    pub(crate) fn around(&self, origin: Vec3, length: f32, radius: f32) -> Around<'_> {
-        let mut view = Around {
-            set: self,
-            origin,
-            length,
-            radius,
-            ids: [0; MAX_AROUND],
-            listed: None,
-        };
-        if !(origin.is_finite() && length.is_finite() && radius.is_finite())
-            || length + radius + HIT_DISTANCE > self.reach + BIN_SLACK
-        {
-            return view;
-        }
-        // A shape whose ball is farther from `origin` than this is farther than `radius` from
-        // every point of every way the view answers for, by more than the casts' own slack
-        // (and their rounding, which grows with the coordinates).
-        let scale = origin.abs().max_element() + length + radius;
-        let beyond = length + radius + HIT_DISTANCE + 2.0 * BALL_SLACK + scale * 1e-5;
-        let mut count = 0;
-        let mut overflow = false;
-        self.for_each_near(origin, |id| {
-            let ball = self.balls[id];
-            if overflow || origin.distance(ball.truncate()) - ball.w > beyond {
-                return;
-            }
-            if count == MAX_AROUND {
-                overflow = true;
-                return;
-            }
-            view.ids[count] = id as u32;
-            count += 1;
-        });
-        view.listed = (!overflow).then_some(count);
-        view
-    }
-}
-
-impl Around<'_> {
-    /// How many shapes are listed, or `None` when the set answers.
-    #[cfg(test)]
-    pub(crate) fn listed_count(&self) -> Option<usize> {
-        self.listed
-    }
-
-    /// The listed shapes, if they hold every one a query from `origin` of `length` and `radius`
-    /// (the hit distance included) may touch.
-    fn listed_for(&self, origin: Vec3, length: f32, radius: f32) -> Option<&[u32]> {
-        let count = self.listed?;
-        (origin == self.origin && length <= self.length && radius <= self.radius + HIT_DISTANCE)
-            .then(|| &self.ids[..count])
-    }
-}
-
-impl ObstacleQuery for Around<'_> {
-    fn is_empty(&self) -> bool {
-        self.set.is_empty()
-    }
-
-    fn cast(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> Option<CastHit> {
-        let listed = self.listed_for(origin, length, radius + HIT_DISTANCE);
-        self.set.cast_among(origin, dir, length, radius, listed)
-    }
-
-    fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool {
-        let listed = self.listed_for(origin, length, radius + HIT_DISTANCE);
-        self.set.is_clear_among(origin, dir, length, radius, listed)
-    }
-
-    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
-        self.set.constrain(from, to)
     }
 }
 

@@ -23,7 +23,8 @@
 
 use glam::Vec3;
 
-use super::{Encounter, Scratch, Tick, VelocityInputs};
+use super::context::{Scratch, Tick, VelocityInputs};
+use super::encounters::Encounter;
 use crate::executor::for_each_chunk_mut;
 use crate::maths::length;
 

@@ -5,9 +5,9 @@
 use glam::Vec2;
 
 #[cfg(test)]
-use super::Encounter;
-use super::Field::*;
-use super::{EncounterColumns, PARALLEL, recip_length_where_normal};
+use super::encounters::Encounter;
+use super::encounters::Field::*;
+use super::encounters::{EncounterColumns, PARALLEL, recip_length_where_normal};
 use crate::SimdPath;
 #[cfg(target_arch = "x86_64")]
 use crate::simd::Avx;
