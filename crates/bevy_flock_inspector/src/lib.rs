@@ -13,7 +13,7 @@
 //! ```
 //!
 //! The panel lists the presets in `assets/presets/` (see
-//! [`FlockPreset`]) and saves new ones there. Most games use it
+//! [`FlockPreset`](bevy_flock_plugin::FlockPreset)) and saves new ones there. Most games use it
 //! through the `bevy_flock` facade's `bevy_egui` feature, which also turns on this crate's
 //! `render` feature so that the panel is drawn.
 

@@ -31,10 +31,10 @@ pub struct FlockingConfig {
     pub parallel_chunk_size: Option<usize>,
     /// How agents look ahead for obstacles.
     pub avoidance: ObstacleAvoidance,
-    /// Seed of the random noise ([`FlockWeights::noise`]) and wander: the same seed, spawn
+    /// Seed of the random noise ([`FlockWeights::noise`](crate::FlockWeights::noise)) and wander: the same seed, spawn
     /// order and ticks give the same run. Default 0.
     pub seed: u64,
-    /// Level of detail around the [`DetailFocus`] entity (the camera), or `None` (the
+    /// Level of detail around the [`DetailFocus`](crate::DetailFocus) entity (the camera), or `None` (the
     /// default) to update every agent every tick.
     pub level_of_detail: Option<LevelOfDetail>,
     /// How long an agent with a target may go without coming its reach radius closer before

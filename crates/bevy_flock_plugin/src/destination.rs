@@ -7,13 +7,13 @@ use bevy::prelude::*;
 /// (a [`PlannedPath`]) across the `Terrain` by A* when there is one (the `pathfinding` feature
 /// and `TerrainPlugin`, whose `PathPlanner` spreads long searches over ticks), plans it again
 /// when the destination changes or a new wall crosses it, and steers the agent along it by
-/// setting its [`Target`] to each waypoint in turn, the last being the destination itself,
+/// setting its [`Target`](crate::Target) to each waypoint in turn, the last being the destination itself,
 /// where the agent arrives and settles. Without a terrain the path is the destination alone.
 /// When no path exists the agent stays, its path says so, and it gets a [`PathNotFound`].
 ///
-/// While an agent has a destination, the plugin owns its [`Target`]; remove the destination
-/// to steer the agent yourself again. A [`Combatant`] that sees an enemy within its
-/// [`sight`](Combatant::sight) leaves its path for the nearest such enemy, where its standoff
+/// While an agent has a destination, the plugin owns its [`Target`](crate::Target); remove the destination
+/// to steer the agent yourself again. A [`Combatant`](crate::Combatant) that sees an enemy within its
+/// [`sight`](crate::Combatant::sight) leaves its path for the nearest such enemy, where its standoff
 /// holds it at its weapon's range (path finding hands over to flocking), and takes up its
 /// path again once none is in sight.
 ///

@@ -13,28 +13,28 @@ use crate::config::FlockingConfig;
 pub enum FlockingSystems {
     /// Hook, runs first: change tuning, targets or velocities here for this tick.
     First,
-    /// Gets agents ready for this tick's copy: replaces a despawned [`DefaultFlock`], writes
+    /// Gets agents ready for this tick's copy: replaces a despawned [`DefaultFlock`](crate::DefaultFlock), writes
     /// switched [`BehaviourStates`](crate::BehaviourStates) into the weights, and (with
     /// [`SquadsPlugin`](crate::SquadsPlugin)) gives squad members their formation places and
     /// moves every agent with a [`Destination`](crate::Destination) along its path (its
-    /// [`Target`] is the next waypoint). Set targets of your own before this set ends.
+    /// [`Target`](crate::Target) is the next waypoint). Set targets of your own before this set ends.
     Prepare,
-    /// Copies every flock's and agent's tuning and state into the [`FlockSimulation`] buffers,
+    /// Copies every flock's and agent's tuning and state into the [`FlockSimulation`](crate::FlockSimulation) buffers,
     /// with leaders, predators, flow fields, standoffs and obstacles, and rebuilds the
     /// neighbour grid. Positions in the simulation are this tick's from here on, and the
     /// spatial queries answer.
     NeighbourLookup,
     /// Computes each agent's steering force from its rules (and, for a
     /// [`PotentialField`](crate::PotentialField) squad, its field). After it, read or add to
-    /// the forces with [`FlockSimulation::force`] and [`FlockSimulation::add_force`].
+    /// the forces with [`FlockSimulation::force`](crate::FlockSimulation::force) and [`FlockSimulation::add_force`](crate::FlockSimulation::add_force).
     ForceAccumulation,
     /// Obstacle avoidance steers agents around [`Obstacle`](crate::Obstacle)s and physics
     /// colliders here, taking what it needs of each agent's max force before the flocking
     /// forces. Add forces of your own (wind, currents) here or after it: they are added to the
     /// total either way.
     Avoidance,
-    /// Limits force and speed, moves the agents and writes [`Velocity`], [`Transform`] and
-    /// [`SteeringState`] back (sending [`TargetReached`](crate::TargetReached) and
+    /// Limits force and speed, moves the agents and writes [`Velocity`](crate::Velocity), [`Transform`] and
+    /// [`SteeringState`](crate::SteeringState) back (sending [`TargetReached`](crate::TargetReached) and
     /// [`AgentStuck`](crate::AgentStuck)), then updates
     /// [`FlockMetrics`](crate::FlockMetrics) and the diagnostics.
     Integration,

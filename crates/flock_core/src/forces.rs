@@ -6,6 +6,7 @@ use glam::Vec3;
 use crate::agents::Extras;
 use crate::detail::Detail;
 use crate::executor::{ChunkExecutor, for_each_chunk_mut, for_each_chunk_mut2};
+use crate::maths::limit_length;
 use crate::neighbours::nearest::NearestKeys;
 use crate::neighbours::{NeighbourIndex, Neighbourhood, ScanBuffers};
 use crate::rules::steering::Steering;
@@ -82,6 +83,31 @@ impl ForcePass {
         self.results = results;
         self.nearest = nearest;
         self.pending = true;
+    }
+
+    /// Agent `i`'s force this tick: this pass's (while pending; `slots` are the agents' grid
+    /// slots) plus what was `added` to it. Should the sum overflow (forces near `f32::MAX`),
+    /// each part is first limited to `max_force`.
+    #[inline]
+    pub(crate) fn total_force(
+        &self,
+        slots: &[u32],
+        added: &[Vec3],
+        i: usize,
+        max_force: f32,
+    ) -> Vec3 {
+        let computed = if self.pending {
+            self.results[slots[i] as usize].force
+        } else {
+            Vec3::ZERO
+        };
+        let added = added[i];
+        let total = computed + added;
+        if total.is_finite() {
+            total
+        } else {
+            limit_length(computed, max_force) + limit_length(added, max_force)
+        }
     }
 
     /// Under level of detail, keeps each agent's force of this pass in `extras` for the ticks

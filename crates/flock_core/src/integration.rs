@@ -4,115 +4,96 @@
 
 use glam::Vec3;
 
-use crate::Crowd;
-use crate::agents::Body;
-use crate::executor::for_each_chunk_mut;
+use crate::agents::{Body, Extras};
+use crate::avoidance::AvoidancePass;
+use crate::executor::{ChunkExecutor, for_each_chunk_mut};
+use crate::forces::ForcePass;
 use crate::maths::{length, limit_length, rotation, unit};
 use crate::obstacles::{AvoidanceHold, Layered, ObstacleQuery};
 use crate::prefetch::prefetch_mapped;
 use crate::rules::boundary::keep_within;
-use crate::tuning::{BlendMode, SteeringLimits};
-use crate::velocity_obstacles::avoids_velocity_obstacles;
+use crate::rules::wander::Draws;
+use crate::space::Space;
+use crate::tuning::{BlendMode, Prepared, SteeringLimits};
 
 /// How many agents ahead integration asks for what it will read by grid slot (see
 /// [`prefetch_mapped`]).
 const PREFETCH_AHEAD: usize = 8;
 
-impl Crowd {
-    /// Integration, the last stage of a tick: advances every agent by `dt` seconds. The force
-    /// is limited to max force, the velocity kept within [min speed, max speed], the position
-    /// moved (never into the crowd's own [`obstacles`](Self::obstacles) or `colliders`, a
-    /// physics backend's, if any), wrapped or kept inside walls. A non-finite or non-positive
-    /// `dt` does nothing. An agent whose new state would not be finite keeps its old one.
-    pub fn integrate(&mut self, dt: f32, colliders: Option<&dyn ObstacleQuery>) {
-        if !(dt.is_finite() && dt > 0.0) {
-            return;
-        }
-        if avoids_velocity_obstacles(&self.params) {
-            self.integrate_avoiding(dt, colliders);
-        } else {
-            let mut bodies = core::mem::take(&mut self.agents.bodies);
-            let (this, slots) = (&*self, self.index.grid.slots());
-            let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
-            for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
-                for (k, body) in chunk.iter_mut().enumerate() {
-                    prefetch_mapped(slots, &this.forces.results, first + k + PREFETCH_AHEAD);
-                    let v = this.preferred_velocity(first + k, body, dt);
-                    this.move_agent(first + k, body, v, dt, &obstacles);
-                }
-            });
-            self.agents.bodies = bodies;
-            // The nearest were not kept: no ceilings for the next force pass.
-            self.velocity_step.ceilings.clear();
-        }
-        if self.detail.is_some() {
-            (self.forces).keep_last_forces(self.index.grid.slots(), &mut self.agents.extras);
-        }
-        let (params, agent_params) = (&self.params, &self.agents.params);
-        self.draws().drift_wander_points(
-            &mut self.agents.extras,
-            |i| params[agent_params[i] as usize].params.weights,
-            self.agents.bodies.len(),
-            self.space,
-            dt,
-        );
-        self.tick = self.tick.wrapping_add(1);
-        self.count_down_holds(dt);
-        self.agents.added.fill(Vec3::ZERO);
-        self.forces.pending = false;
+/// What integration reads: each agent's parameter set and force, the space, this tick's draws.
+pub(crate) struct Mover<'a> {
+    pub(crate) space: Space,
+    pub(crate) params: &'a [Prepared],
+    /// By agent index: its parameter set.
+    pub(crate) agent_params: &'a [u32],
+    pub(crate) forces: &'a ForcePass,
+    /// By agent index: the forces added this tick.
+    pub(crate) added: &'a [Vec3],
+    /// By agent index: its grid slot.
+    pub(crate) slots: &'a [u32],
+    pub(crate) draws: Draws,
+    pub(crate) executor: &'a (dyn ChunkExecutor + Send + Sync),
+}
+
+impl Mover<'_> {
+    /// Moves every one of `bodies` at the velocity it asks for, for `dt`, among `obstacles`:
+    /// integration where no agent avoids velocity obstacles.
+    pub(crate) fn move_all(&self, bodies: &mut [Body], dt: f32, obstacles: &Layered) {
+        for_each_chunk_mut(self.executor, bodies, |first, chunk| {
+            for (k, body) in chunk.iter_mut().enumerate() {
+                prefetch_mapped(self.slots, &self.forces.results, first + k + PREFETCH_AHEAD);
+                let v = self.preferred_velocity(first + k, body, dt);
+                self.move_agent(first + k, body, v, dt, obstacles);
+            }
+        });
     }
 
-    /// Integration with the velocity-obstacle step between the velocity the rules ask for and
-    /// the move: every agent's preferred velocity first, since each agent's choice reads its
-    /// neighbours' states from the start of the tick.
-    fn integrate_avoiding(&mut self, dt: f32, colliders: Option<&dyn ObstacleQuery>) {
-        if !self.index.covers(self.len()) {
-            self.build_index();
-        }
-        let mut preferred = core::mem::take(&mut self.velocity_step.preferred);
-        preferred.clear();
-        preferred.resize(self.len(), Vec3::ZERO);
-        let (this, slots) = (&*self, self.index.grid.slots());
-        for_each_chunk_mut(&*self.executor, &mut preferred, |first, chunk| {
+    /// Fills `preferred`, by agent index, with the velocity each of `bodies` asks for after
+    /// `dt`: what the velocity-obstacle step chooses from.
+    pub(crate) fn preferred_velocities(&self, bodies: &[Body], dt: f32, preferred: &mut [Vec3]) {
+        for_each_chunk_mut(self.executor, preferred, |first, chunk| {
             for (k, v) in chunk.iter_mut().enumerate() {
-                prefetch_mapped(slots, &this.forces.results, first + k + PREFETCH_AHEAD);
-                *v = this.preferred_velocity(first + k, &this.agents.bodies[first + k], dt);
+                prefetch_mapped(self.slots, &self.forces.results, first + k + PREFETCH_AHEAD);
+                *v = self.preferred_velocity(first + k, &bodies[first + k], dt);
             }
         });
-        self.velocity_step.preferred = preferred;
-        let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
-        // The velocity-obstacle step, the fourth stage: each avoiding agent's velocity replaced
-        // by the nearest that keeps clear of its neighbours.
-        let mut choices = core::mem::take(&mut self.velocity_step.choices);
-        (self.velocity_inputs()).choose_velocities(dt, &obstacles, &mut choices);
-        let chosen = &choices.velocities;
-        let mut bodies = core::mem::take(&mut self.agents.bodies);
-        let this = &*self;
-        let slots = self.index.grid.slots();
-        for_each_chunk_mut(&*self.executor, &mut bodies, |first, chunk| {
+    }
+
+    /// Moves every one of `bodies` at the velocity `chosen` for it (by grid slot), for `dt`,
+    /// among `obstacles`.
+    pub(crate) fn move_chosen(
+        &self,
+        bodies: &mut [Body],
+        chosen: &[Vec3],
+        dt: f32,
+        obstacles: &Layered,
+    ) {
+        for_each_chunk_mut(self.executor, bodies, |first, chunk| {
             for (k, body) in chunk.iter_mut().enumerate() {
-                prefetch_mapped(slots, chosen, first + k + PREFETCH_AHEAD);
-                let v = chosen[slots[first + k] as usize];
-                this.move_agent(first + k, body, v, dt, &obstacles);
+                prefetch_mapped(self.slots, chosen, first + k + PREFETCH_AHEAD);
+                let v = chosen[self.slots[first + k] as usize];
+                self.move_agent(first + k, body, v, dt, obstacles);
             }
         });
-        self.agents.bodies = bodies;
-        self.velocity_step.choices = choices;
-        let mut ceilings = core::mem::take(&mut self.velocity_step.ceilings);
-        ceilings.resize(self.len(), f32::INFINITY);
-        let nearest: &[_] = if self.forces.pending {
-            &self.forces.nearest
-        } else {
-            &[]
-        };
-        (self.velocity_inputs()).nearest_ceilings(dt, nearest, &mut ceilings);
-        self.velocity_step.ceilings = ceilings;
+    }
+
+    /// The parameters agent `i` uses.
+    #[inline]
+    fn prepared_of(&self, i: usize) -> &Prepared {
+        &self.params[self.agent_params[i] as usize]
+    }
+
+    /// Agent `i`'s force: the force pass's plus the added ones (see
+    /// [`ForcePass::total_force`]).
+    #[inline]
+    fn total_force(&self, i: usize, max_force: f32) -> Vec3 {
+        (self.forces).total_force(self.slots, self.added, i, max_force)
     }
 
     /// The velocity agent `i` (at `body`) asks for after `dt`: its force limited and applied
     /// (or its heading turned), the speed kept within the limits, the noise added.
     #[inline]
-    fn preferred_velocity(&self, i: usize, body: &Body, dt: f32) -> Vec3 {
+    pub(crate) fn preferred_velocity(&self, i: usize, body: &Body, dt: f32) -> Vec3 {
         let params = &self.prepared_of(i).params;
         let limits = params.limits;
         let force = match params.weights.blending {
@@ -127,9 +108,7 @@ impl Crowd {
         };
         v = within_speed_limits(v, body.heading, &limits);
         if params.weights.noise > 0.0 {
-            v = self
-                .draws()
-                .with_noise(self.space, i, v, params.weights.noise);
+            v = (self.draws).with_noise(self.space, i, v, params.weights.noise);
         }
         v
     }
@@ -137,7 +116,14 @@ impl Crowd {
     /// Moves agent `i`'s `body` at velocity `v` for `dt`, never into an obstacle, and keeps it
     /// within its boundary. A move that would not be finite leaves the body as it was.
     #[inline]
-    fn move_agent(&self, i: usize, body: &mut Body, v: Vec3, dt: f32, obstacles: &Layered) {
+    pub(crate) fn move_agent(
+        &self,
+        i: usize,
+        body: &mut Body,
+        v: Vec3,
+        dt: f32,
+        obstacles: &Layered,
+    ) {
         let params = &self.prepared_of(i).params;
         let mut v = v;
         let mut p = self.space.flat(body.position + v * dt);
@@ -206,33 +192,38 @@ impl Crowd {
         };
         turned * speed
     }
+}
 
-    /// Takes the holds the avoidance pass chose, less `dt`; without a pass, none is held.
-    fn count_down_holds(&mut self, dt: f32) {
-        if !self.agents.extras.holding {
-            return;
-        }
-        let n = self.len();
-        let out = &self.avoidance.out;
-        let counted = self.avoidance.avoided && out.len() == n;
-        let slots = self.index.grid.slots();
-        let mut any = false;
-        for (i, hold) in self.agents.extras.holds_mut(n).iter_mut().enumerate() {
-            *hold = if counted {
-                out[slots[i] as usize]
-                    .hold
-                    .map(|h| AvoidanceHold {
-                        seconds_left: h.seconds_left - dt,
-                        ..h
-                    })
-                    .filter(|h| h.seconds_left > 0.0)
-            } else {
-                None
-            };
-            any |= hold.is_some();
-        }
-        self.agents.extras.holding = any;
+/// Takes the holds the `avoidance` pass chose for the `n` agents into `extras`, less `dt`;
+/// without a pass, none is held. `slots` are the agents' grid slots.
+pub(crate) fn count_down_holds(
+    extras: &mut Extras,
+    avoidance: &AvoidancePass,
+    slots: &[u32],
+    n: usize,
+    dt: f32,
+) {
+    if !extras.holding {
+        return;
     }
+    let out = &avoidance.out;
+    let counted = avoidance.avoided && out.len() == n;
+    let mut any = false;
+    for (i, hold) in extras.holds_mut(n).iter_mut().enumerate() {
+        *hold = if counted {
+            out[slots[i] as usize]
+                .hold
+                .map(|h| AvoidanceHold {
+                    seconds_left: h.seconds_left - dt,
+                    ..h
+                })
+                .filter(|h| h.seconds_left > 0.0)
+        } else {
+            None
+        };
+        any |= hold.is_some();
+    }
+    extras.holding = any;
 }
 
 /// `v` with its speed kept within the limits: cut to the max speed, or raised to the min speed

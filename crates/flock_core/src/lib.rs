@@ -39,7 +39,6 @@
 //! assert!(crowd.metrics().polarisation > 0.99);
 //! ```
 
-mod admission;
 mod agents;
 mod avoidance;
 mod crowd;
@@ -49,12 +48,10 @@ mod field_of_view;
 mod forces;
 mod integration;
 mod maths;
-mod metrics;
 mod neighbours;
 mod obstacles;
 mod prefetch;
 mod progress;
-mod queries;
 mod roles;
 mod rules;
 mod sanitise;
@@ -63,13 +60,13 @@ mod space;
 mod tuning;
 mod velocity_obstacles;
 
-pub use admission::NewAgent;
 pub use agents::{AgentInput, AgentMemory, ParamsId};
 pub use crowd::Crowd;
+pub use crowd::admission::NewAgent;
+pub use crowd::metrics::Metrics;
 pub use detail::LevelOfDetail;
 pub use executor::{ChunkExecutor, ScopedThreads, Serial, for_each_part};
 pub use glam;
-pub use metrics::Metrics;
 pub use neighbours::grid::UniformGrid;
 pub use neighbours::nearest::MOST_AGENTS_AVOIDED;
 pub use obstacles::{

@@ -37,8 +37,8 @@ impl std::error::Error for TerrainTooLarge {}
 /// Unwalkable tiles are obstacles: agents cast ahead against them and steer round them like any
 /// [`Obstacle`](crate::Obstacle), and never end a tick inside one. Agents with a
 /// [`Destination`](crate::Destination) get a path across the walkable tiles, planned by A*
-/// through the [`PathPlanner`] (a budget of tiles a tick) and planned again when a new wall
-/// crosses it. Insert it as a resource (with [`TerrainPlugin`]); edit it any time (the world
+/// through the [`PathPlanner`](crate::PathPlanner) (a budget of tiles a tick) and planned again when a new wall
+/// crosses it. Insert it as a resource (with [`TerrainPlugin`](crate::TerrainPlugin)); edit it any time (the world
 /// changes in play).
 ///
 /// ```

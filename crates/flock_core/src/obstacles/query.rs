@@ -12,7 +12,7 @@ pub struct CastHit {
 }
 
 /// What obstacle avoidance and integration ask of a set of obstacles: a ball cast ahead, and a
-/// move that never ends inside one. [`ObstacleSet`] implements it for built-in shapes; physics
+/// move that never ends inside one. [`ObstacleSet`](crate::ObstacleSet) implements it for built-in shapes; physics
 /// backends implement it over their colliders.
 pub trait ObstacleQuery: Sync {
     /// Whether there is nothing to avoid: the avoidance pass and the integration sweep skip

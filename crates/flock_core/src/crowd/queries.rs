@@ -5,7 +5,7 @@ use core::ops::ControlFlow;
 
 use glam::Vec3;
 
-use crate::Crowd;
+use super::Crowd;
 use crate::maths::length;
 use crate::neighbours::seam_images;
 

@@ -6,9 +6,9 @@ use core::ops::Range;
 
 use glam::Vec3;
 
+use super::Crowd;
 use crate::Space;
 use crate::agents::{AgentInput, AgentMemory, Body, ParamsId};
-use crate::crowd::Crowd;
 use crate::executor::for_each_part;
 use crate::maths::{length, unit};
 use crate::roles::lead_time;

@@ -1,4 +1,12 @@
-//! The agent buffers, and one tick as its stages in order.
+//! [`Crowd`]: the agent buffers, their parameter sets and what each agent carries, and the
+//! crowd's API: admitting agents ([`admission`]), running the stages of a tick (`stages`),
+//! spatial queries (`queries`) and the metrics ([`metrics`]). The stages themselves are types
+//! of their own modules, which never name `Crowd`.
+
+pub(crate) mod admission;
+pub(crate) mod metrics;
+mod queries;
+mod stages;
 
 use std::sync::Arc;
 
@@ -6,19 +14,16 @@ use glam::Vec3;
 
 use crate::Space;
 use crate::agents::{AgentMemory, Agents, ParamsId};
-use crate::avoidance::{AvoidanceInputs, AvoidancePass};
-use crate::detail::{Detail, LevelOfDetail};
+use crate::avoidance::AvoidancePass;
+use crate::detail::Detail;
 use crate::executor::{ChunkExecutor, Serial};
-use crate::forces::{ForceInputs, ForcePass};
+use crate::forces::ForcePass;
 use crate::maths::{length, limit_length, unit};
 use crate::neighbours::NeighbourIndex;
-use crate::obstacles::{ObstacleAvoidance, ObstacleQuery, ObstacleSet, Shape};
 use crate::roles::{Leader, Standoff, Threat};
-use crate::rules::steering::Steering;
 use crate::rules::wander::Draws;
-use crate::simd::SimdPath;
 use crate::tuning::{FlockTuning, Prepared};
-use crate::velocity_obstacles::{VelocityInputs, VelocityStep, keeps_nearest};
+use crate::velocity_obstacles::{VelocityInputs, VelocityStep};
 
 /// A crowd of agents in contiguous buffers, stepped one tick at a time.
 ///
@@ -297,18 +302,7 @@ impl Crowd {
     /// `f32::MAX`), each part is first limited to `max_force`.
     #[inline]
     pub(crate) fn total_force(&self, i: usize, max_force: f32) -> Vec3 {
-        let computed = if self.forces.pending {
-            self.forces.results[self.index.grid.slots()[i] as usize].force
-        } else {
-            Vec3::ZERO
-        };
-        let added = self.agents.added[i];
-        let total = computed + added;
-        if total.is_finite() {
-            total
-        } else {
-            limit_length(computed, max_force) + limit_length(added, max_force)
-        }
+        (self.forces).total_force(self.index.grid.slots(), &self.agents.added, i, max_force)
     }
 
     /// Adds `force` to agent `i`'s steering before integration; a force that is not finite, or
@@ -360,134 +354,5 @@ impl Crowd {
             }
         }
         skipped
-    }
-
-    /// Neighbour lookup, the first stage of a tick: rebuilds the uniform grid for the largest
-    /// neighbour radius (see [`UniformGrid`](crate::UniformGrid)) and copies the agents in
-    /// cell order, so that each neighbourhood is read from a few contiguous ranges.
-    pub fn build_index(&mut self) {
-        self.index
-            .build(&self.agents, &self.params, &*self.executor);
-        self.forces.pending = false;
-    }
-
-    /// Force accumulation, the second stage of a tick: every agent's steering force from its
-    /// neighbours (separation, alignment, cohesion) and its other behaviours (target, walls,
-    /// predators, leader, flow, wander), each limited to the agent's max force, weighted and
-    /// blended (see [`BlendMode`](crate::BlendMode)). Builds the index first if it is not built.
-    pub fn accumulate_forces(&mut self) {
-        let n = self.len();
-        if !self.index.covers(n) {
-            self.build_index();
-        }
-        if self.params.iter().any(|p| p.params.weights.wander != 0.0) {
-            self.agents.extras.wanders_mut(n);
-        }
-        let (draws, keep_nearest) = (self.draws(), keeps_nearest(&self.params));
-        let inputs = ForceInputs {
-            space: self.space,
-            params: &self.params,
-            index: &self.index,
-            steering: Steering {
-                space: self.space,
-                threats: &self.threats,
-                extras: &self.agents.extras,
-                draws,
-            },
-            detail: self.detail,
-            ceilings: &self.velocity_step.ceilings,
-            keep_nearest,
-            executor: &*self.executor,
-        };
-        self.forces.run(&inputs);
-        self.avoidance.avoided = false;
-    }
-
-    /// Replaces the obstacles that agents steer around (see
-    /// [`avoid_obstacles`](Self::avoid_obstacles)) and never enter (see
-    /// [`integrate`](Self::integrate)). Invalid shapes (see [`Shape::is_valid`]) are skipped;
-    /// returns how many were.
-    pub fn set_obstacles(&mut self, shapes: impl IntoIterator<Item = Shape>) -> usize {
-        let a = &self.avoidance.params;
-        let reach = a.max_look_ahead + a.cast_radius;
-        let obstacles = &mut self.avoidance.obstacles;
-        match self.space {
-            Space::Planar => obstacles.rebuild_on_plane(shapes, reach),
-            Space::Volume => obstacles.rebuild(shapes, reach),
-        }
-    }
-
-    /// The obstacles of [`set_obstacles`](Self::set_obstacles).
-    pub fn obstacles(&self) -> &ObstacleSet {
-        &self.avoidance.obstacles
-    }
-
-    /// Sets how agents look ahead for obstacles, sanitised with
-    /// [`ObstacleAvoidance::sanitized`] (call that yourself to learn what was corrected). Takes
-    /// effect from the next [`set_obstacles`](Self::set_obstacles).
-    pub fn set_avoidance(&mut self, params: ObstacleAvoidance) {
-        self.avoidance.params = params.sanitized().0;
-    }
-
-    /// Obstacle avoidance, the third stage of a tick, against the crowd's own
-    /// [`obstacles`](Self::obstacles) and `colliders` (a physics backend's, if any): each agent
-    /// casts a ball ahead along its heading, as far as its look-ahead (which grows with speed);
-    /// when that hits, it turns toward the nearest clear direction of a fan (or along the
-    /// obstacle's normal if none is clear). Avoidance comes first: it takes what it needs of
-    /// the max force, and the steering force gets the rest. An agent with a target looks no
-    /// further ahead than the target, and inside its arrival radius turns at the speed arriving
-    /// asks for, so that one settling by a wall stays. Call after
-    /// [`accumulate_forces`](Self::accumulate_forces). Returns how many agents are avoiding.
-    pub fn avoid_obstacles(&mut self, colliders: Option<&dyn ObstacleQuery>) -> usize {
-        let crowd = AvoidanceInputs {
-            space: self.space,
-            params: &self.params,
-            index: &self.index,
-            extras: &self.agents.extras,
-            executor: &*self.executor,
-        };
-        let Some(avoiding) = self.avoidance.run(&mut self.forces, colliders, crowd) else {
-            return 0;
-        };
-        self.agents.extras.holding |= self.avoidance.params.hold_seconds > 0.0;
-        avoiding
-    }
-
-    /// Switches level of detail around `focus` on, or off with `None`. An interval of 0 counts
-    /// as 1; a non-finite focus or radius switches it off.
-    pub fn set_level_of_detail(&mut self, detail: Option<LevelOfDetail>, focus: Vec3) {
-        self.detail = Detail::new(detail, focus);
-        if self.detail.is_none() {
-            self.agents.extras.forget_last_forces();
-        }
-    }
-
-    /// How many agents kept their last force instead of computing one in the last force pass
-    /// (level of detail).
-    pub fn reused_forces(&self) -> usize {
-        self.forces.results.iter().filter(|r| r.reused).count()
-    }
-
-    /// Makes the neighbour scan run on `path` (see [`SimdPath`]), if this processor runs it;
-    /// returns whether it does (the crowd keeps its path otherwise). Every path gives the same
-    /// results; this is for comparing their speed, or checking that they agree.
-    pub fn set_simd_path(&mut self, path: SimdPath) -> bool {
-        self.index.lanes.set_simd(path)
-    }
-
-    /// The path the neighbour scan runs on: [`SimdPath::detect`]'s choice unless
-    /// [`set_simd_path`](Self::set_simd_path) forced another.
-    pub fn simd_path(&self) -> SimdPath {
-        self.index.lanes.simd()
-    }
-
-    /// One whole tick, the five stages in order: neighbour lookup, the steering forces, obstacle
-    /// avoidance (of the crowd's own [`obstacles`](Self::obstacles)), then, in
-    /// [`integrate`](Self::integrate), the velocity-obstacle step and the move.
-    pub fn step(&mut self, dt: f32) {
-        self.build_index();
-        self.accumulate_forces();
-        self.avoid_obstacles(None);
-        self.integrate(dt, None);
     }
 }

@@ -2,7 +2,7 @@
 
 use glam::Vec3;
 
-use crate::Crowd;
+use super::Crowd;
 use crate::executor::for_each_part;
 
 /// Figures that describe the state of a crowd.
