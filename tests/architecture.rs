@@ -47,25 +47,11 @@ fn no_import_circle_in_any_crate() {
 
 #[test]
 fn no_library_file_over_the_limit() {
-    let mut lengths: Vec<(usize, String)> = library_files()
+    let lengths = library_files()
         .into_iter()
         .map(|(path, text)| (text.lines().count(), path))
         .collect();
-    lengths.sort_by(|a, b| b.cmp(a));
-    println!("ten longest library files:");
-    for (lines, path) in lengths.iter().take(10) {
-        println!("{lines:>6}  {path}");
-    }
-    let over: Vec<String> = lengths
-        .iter()
-        .filter(|(lines, _)| *lines > MOST_LINES_PER_FILE)
-        .map(|(lines, path)| format!("{path}: {lines} lines"))
-        .collect();
-    assert!(
-        over.is_empty(),
-        "library files over {MOST_LINES_PER_FILE} lines; split them by job:\n{}",
-        over.join("\n")
-    );
+    check_lengths("library files", lengths, MOST_LINES_PER_FILE);
 }
 
 #[test]
@@ -76,19 +62,30 @@ fn no_library_function_over_the_limit() {
             functions.push((lines, format!("{path}: {name}")));
         }
     }
-    functions.sort_by(|a, b| b.cmp(a));
-    println!("ten longest library functions:");
-    for (lines, name) in functions.iter().take(10) {
+    check_lengths("library functions", functions, MOST_LINES_PER_FUNCTION);
+}
+
+#[test]
+#[should_panic(expected = "things over 3 lines")]
+fn an_item_over_the_limit_fails_the_check() {
+    check_lengths("things", vec![(3, "short".into()), (4, "long".into())], 3);
+}
+
+/// Prints the ten longest `what` (lines, name) and fails if any is over `most` lines.
+fn check_lengths(what: &str, mut lengths: Vec<(usize, String)>, most: usize) {
+    lengths.sort_by(|a, b| b.cmp(a));
+    println!("ten longest {what}:");
+    for (lines, name) in lengths.iter().take(10) {
         println!("{lines:>6}  {name}");
     }
-    let over: Vec<String> = functions
+    let over: Vec<String> = lengths
         .iter()
-        .filter(|(lines, _)| *lines > MOST_LINES_PER_FUNCTION)
+        .filter(|(lines, _)| *lines > most)
         .map(|(lines, name)| format!("{name}: {lines} lines"))
         .collect();
     assert!(
         over.is_empty(),
-        "functions over {MOST_LINES_PER_FUNCTION} lines:\n{}",
+        "{what} over {most} lines; split them by job:\n{}",
         over.join("\n")
     );
 }
