@@ -50,6 +50,7 @@ mod contacts;
 mod context;
 mod encounters;
 mod kept;
+mod linear;
 pub(crate) mod planar;
 mod program;
 mod shares;

@@ -8,6 +8,7 @@ use glam::Vec2;
 use super::encounters::Encounter;
 use super::encounters::Field::*;
 use super::encounters::{EncounterColumns, PARALLEL, recip_length_where_normal};
+use super::linear::{self, Constraint};
 use crate::SimdPath;
 #[cfg(target_arch = "x86_64")]
 use crate::simd::Avx;
@@ -20,14 +21,6 @@ pub(crate) struct HalfPlane {
     pub(crate) point: Vec2,
     /// Unit direction of the line.
     pub(crate) direction: Vec2,
-}
-
-impl HalfPlane {
-    /// How far `v` lies outside (positive) or inside (negative) the half-plane.
-    #[inline]
-    fn violation(&self, v: Vec2) -> f32 {
-        det(self.direction, self.point - v)
-    }
 }
 
 /// The 2D cross product `a.x * b.y - a.y * b.x`.
@@ -236,12 +229,9 @@ impl HalfPlane {
     }
 }
 
-/// The velocity nearest `preferred` within `max_speed` that every half-plane allows. Where none
-/// is, the first `fixed` half-planes still hold and the one within `max_speed` whose worst
-/// violation of the others is least is taken (the paper's section 5.3, for dense crowds); where
-/// even the fixed ones cannot all hold, the one whose worst violation of them is least. Also
-/// whether it was one of those (the half-planes could not all be met). `projected` is scratch
-/// space.
+/// The velocity nearest `preferred` within `max_speed` that every half-plane allows, by the
+/// program the plane shares with space (see [`linear::solve`]); also whether the half-planes
+/// could not all be met. `projected` is scratch space.
 pub(crate) fn solve(
     planes: &[HalfPlane],
     fixed: usize,
@@ -249,21 +239,50 @@ pub(crate) fn solve(
     preferred: Vec2,
     projected: &mut Vec<HalfPlane>,
 ) -> (Vec2, bool) {
-    let mut result = preferred;
-    let failed = program_2(planes, max_speed, preferred, false, &mut result);
-    if failed < fixed {
-        program_3(
-            &planes[..fixed],
-            0,
-            failed,
-            max_speed,
-            &mut result,
-            projected,
-        );
-    } else if failed < planes.len() {
-        program_3(planes, fixed, failed, max_speed, &mut result, projected);
+    linear::solve(planes, fixed, max_speed, preferred, projected)
+}
+
+impl Constraint for HalfPlane {
+    type V = Vec2;
+
+    #[inline]
+    fn violation(&self, v: Vec2) -> f32 {
+        det(self.direction, self.point - v)
     }
-    (result, failed < planes.len())
+
+    #[inline]
+    fn on_boundary(
+        planes: &[Self],
+        k: usize,
+        radius: f32,
+        target: Vec2,
+        along_target: bool,
+    ) -> Option<Vec2> {
+        program_1(planes, k, radius, target, along_target)
+    }
+
+    fn equal_violation(&self, other: &Self) -> Option<Self> {
+        let determinant = det(self.direction, other.direction);
+        let point = if determinant.abs() <= PARALLEL {
+            if self.direction.dot(other.direction) > 0.0 {
+                // Same direction: `other` adds nothing.
+                return None;
+            }
+            (self.point + other.point) * 0.5
+        } else {
+            self.point
+                + self.direction * (det(other.direction, self.point - other.point) / determinant)
+        };
+        Some(HalfPlane {
+            point,
+            direction: (other.direction - self.direction).normalize_or_zero(),
+        })
+    }
+
+    #[inline]
+    fn outward(&self) -> Vec2 {
+        Vec2::new(-self.direction.y, self.direction.x)
+    }
 }
 
 /// The point of half-plane `k`'s line, within the disc of `radius`, allowed by every earlier
@@ -319,81 +338,4 @@ fn program_1(
             .min(t_right)
     };
     Some(line.point + line.direction * t)
-}
-
-/// Seidel's incremental linear program: the velocity within `radius` nearest `target` (or
-/// furthest along the unit direction `target`, with `along_target`) that every half-plane
-/// allows, written to `result`. Returns the number of half-planes satisfied: all of them, or
-/// the index of the first that could not be, with `result` the answer for those before it.
-fn program_2(
-    planes: &[HalfPlane],
-    radius: f32,
-    target: Vec2,
-    along_target: bool,
-    result: &mut Vec2,
-) -> usize {
-    *result = if along_target {
-        target * radius
-    } else if target.length_squared() > radius * radius {
-        target.normalize_or_zero() * radius
-    } else {
-        target
-    };
-    for k in 0..planes.len() {
-        if planes[k].violation(*result) > 0.0 {
-            match program_1(planes, k, radius, target, along_target) {
-                Some(found) => *result = found,
-                None => return k,
-            }
-        }
-    }
-    planes.len()
-}
-
-/// Where the half-planes from `first_failed` on cannot all be met: the velocity that keeps the
-/// first `fixed` and minimises the largest violation of the others (the paper's 3D linear
-/// program over velocity and violation, solved as a 2D program per half-plane that raises the
-/// bound).
-fn program_3(
-    planes: &[HalfPlane],
-    fixed: usize,
-    first_failed: usize,
-    radius: f32,
-    result: &mut Vec2,
-    projected: &mut Vec<HalfPlane>,
-) {
-    let mut distance = 0.0;
-    for i in first_failed..planes.len() {
-        if planes[i].violation(*result) <= distance {
-            continue;
-        }
-        projected.clear();
-        projected.extend_from_slice(&planes[..fixed]);
-        for j in fixed..i {
-            let determinant = det(planes[i].direction, planes[j].direction);
-            let point = if determinant.abs() <= PARALLEL {
-                if planes[i].direction.dot(planes[j].direction) > 0.0 {
-                    // Same direction: half-plane j adds nothing.
-                    continue;
-                }
-                (planes[i].point + planes[j].point) * 0.5
-            } else {
-                planes[i].point
-                    + planes[i].direction
-                        * (det(planes[j].direction, planes[i].point - planes[j].point)
-                            / determinant)
-            };
-            projected.push(HalfPlane {
-                point,
-                direction: (planes[j].direction - planes[i].direction).normalize_or_zero(),
-            });
-        }
-        let kept = *result;
-        let outward = Vec2::new(-planes[i].direction.y, planes[i].direction.x);
-        if program_2(projected, radius, outward, true, result) < projected.len() {
-            // Only rounding can get here; the last result stands.
-            *result = kept;
-        }
-        distance = planes[i].violation(*result);
-    }
 }

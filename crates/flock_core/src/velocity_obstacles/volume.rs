@@ -9,6 +9,7 @@ use glam::Vec3;
 use super::encounters::Encounter;
 use super::encounters::Field::*;
 use super::encounters::{EncounterColumns, PARALLEL, recip_length_where_normal};
+use super::linear::{self, Constraint};
 use crate::SimdPath;
 #[cfg(target_arch = "x86_64")]
 use crate::simd::Avx;
@@ -21,14 +22,6 @@ pub(crate) struct HalfSpace {
     pub(crate) point: Vec3,
     /// Unit normal, into the allowed side.
     pub(crate) normal: Vec3,
-}
-
-impl HalfSpace {
-    /// How far `v` lies outside (positive) or inside (negative) the half-space.
-    #[inline]
-    fn violation(&self, v: Vec3) -> f32 {
-        self.normal.dot(self.point - v)
-    }
 }
 
 /// A line through `point` along unit `direction`.
@@ -259,11 +252,9 @@ impl HalfSpace {
     }
 }
 
-/// The velocity nearest `preferred` within `max_speed` that every half-space allows. Where none
-/// is, the first `fixed` still hold and the one whose worst violation of the others is least is
-/// taken; where even the fixed ones cannot all hold, the one whose worst violation of them is
-/// least. Also whether it was one of those (the half-spaces could not all be met). `projected`
-/// is scratch space.
+/// The velocity nearest `preferred` within `max_speed` that every half-space allows, by the
+/// program space shares with the plane (see [`linear::solve`]); also whether the half-spaces
+/// could not all be met. `projected` is scratch space.
 pub(crate) fn solve(
     spaces: &[HalfSpace],
     fixed: usize,
@@ -271,21 +262,51 @@ pub(crate) fn solve(
     preferred: Vec3,
     projected: &mut Vec<HalfSpace>,
 ) -> (Vec3, bool) {
-    let mut result = preferred;
-    let failed = program_3(spaces, max_speed, preferred, false, &mut result);
-    if failed < fixed {
-        program_4(
-            &spaces[..fixed],
-            0,
-            failed,
-            max_speed,
-            &mut result,
-            projected,
-        );
-    } else if failed < spaces.len() {
-        program_4(spaces, fixed, failed, max_speed, &mut result, projected);
+    linear::solve(spaces, fixed, max_speed, preferred, projected)
+}
+
+impl Constraint for HalfSpace {
+    type V = Vec3;
+
+    #[inline]
+    fn violation(&self, v: Vec3) -> f32 {
+        self.normal.dot(self.point - v)
     }
-    (result, failed < spaces.len())
+
+    #[inline]
+    fn on_boundary(
+        spaces: &[Self],
+        k: usize,
+        radius: f32,
+        target: Vec3,
+        along_target: bool,
+    ) -> Option<Vec3> {
+        program_2(spaces, k, radius, target, along_target)
+    }
+
+    fn equal_violation(&self, other: &Self) -> Option<Self> {
+        let cross = other.normal.cross(self.normal);
+        let point = if cross.length_squared() <= PARALLEL {
+            if self.normal.dot(other.normal) > 0.0 {
+                return None;
+            }
+            (self.point + other.point) * 0.5
+        } else {
+            let line_normal = cross.cross(self.normal);
+            self.point
+                + line_normal
+                    * ((other.point - self.point).dot(other.normal) / line_normal.dot(other.normal))
+        };
+        Some(HalfSpace {
+            point,
+            normal: (other.normal - self.normal).normalize_or_zero(),
+        })
+    }
+
+    #[inline]
+    fn outward(&self) -> Vec3 {
+        self.normal
+    }
 }
 
 /// The point of `line` within the ball of `radius` that the half-spaces before `k` allow,
@@ -401,78 +422,4 @@ fn program_2(
         )?;
     }
     Some(result)
-}
-
-/// Seidel's incremental linear program in 3D: the velocity within `radius` nearest `target` (or
-/// furthest along the unit direction `target`, with `along_target`) that every half-space
-/// allows, written to `result`. Returns the number satisfied: all, or the index of the first
-/// that could not be, with `result` the answer for those before it.
-fn program_3(
-    spaces: &[HalfSpace],
-    radius: f32,
-    target: Vec3,
-    along_target: bool,
-    result: &mut Vec3,
-) -> usize {
-    *result = if along_target {
-        target * radius
-    } else if target.length_squared() > radius * radius {
-        target.normalize_or_zero() * radius
-    } else {
-        target
-    };
-    for k in 0..spaces.len() {
-        if spaces[k].violation(*result) > 0.0 {
-            match program_2(spaces, k, radius, target, along_target) {
-                Some(found) => *result = found,
-                None => return k,
-            }
-        }
-    }
-    spaces.len()
-}
-
-/// Where the half-spaces from `first_failed` on cannot all be met: the velocity that keeps the
-/// first `fixed` and minimises the largest violation of the others, solved as a 3D program per
-/// half-space that raises the bound (the 4D program of RVO2-3D).
-fn program_4(
-    spaces: &[HalfSpace],
-    fixed: usize,
-    first_failed: usize,
-    radius: f32,
-    result: &mut Vec3,
-    projected: &mut Vec<HalfSpace>,
-) {
-    let mut distance = 0.0;
-    for i in first_failed..spaces.len() {
-        if spaces[i].violation(*result) <= distance {
-            continue;
-        }
-        projected.clear();
-        projected.extend_from_slice(&spaces[..fixed]);
-        for j in fixed..i {
-            let cross = spaces[j].normal.cross(spaces[i].normal);
-            let point = if cross.length_squared() <= PARALLEL {
-                if spaces[i].normal.dot(spaces[j].normal) > 0.0 {
-                    continue;
-                }
-                (spaces[i].point + spaces[j].point) * 0.5
-            } else {
-                let line_normal = cross.cross(spaces[i].normal);
-                spaces[i].point
-                    + line_normal
-                        * ((spaces[j].point - spaces[i].point).dot(spaces[j].normal)
-                            / line_normal.dot(spaces[j].normal))
-            };
-            projected.push(HalfSpace {
-                point,
-                normal: (spaces[j].normal - spaces[i].normal).normalize_or_zero(),
-            });
-        }
-        let kept = *result;
-        if program_3(projected, radius, spaces[i].normal, true, result) < projected.len() {
-            *result = kept;
-        }
-        distance = spaces[i].violation(*result);
-    }
 }
