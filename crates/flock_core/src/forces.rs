@@ -110,13 +110,13 @@ impl ForcePass {
         }
     }
 
-    /// Under level of detail, keeps each agent's force of this pass in `extras` for the ticks
-    /// it skips; `slots` are the agents' grid slots.
-    pub(crate) fn keep_last_forces(&self, slots: &[u32], extras: &mut Extras) {
+    /// Under level of detail, keeps the force of this pass of each of the `len` agents in
+    /// `extras` for the ticks it skips; `slots` are the agents' grid slots.
+    pub(crate) fn keep_last_forces(&self, slots: &[u32], extras: &mut Extras, len: usize) {
         if !self.pending {
             return;
         }
-        let kept = extras.last_forces_mut(slots.len());
+        let kept = extras.last_forces_mut(len);
         for (i, kept) in kept.iter_mut().enumerate() {
             *kept = Some(self.results[slots[i] as usize].force);
         }

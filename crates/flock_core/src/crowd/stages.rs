@@ -156,7 +156,8 @@ impl Crowd {
             self.velocity_step.ceilings.clear();
         }
         if self.detail.is_some() {
-            (self.forces).keep_last_forces(self.index.grid.slots(), &mut self.agents.extras);
+            let (slots, n) = (self.index.grid.slots(), self.agents.bodies.len());
+            (self.forces).keep_last_forces(slots, &mut self.agents.extras, n);
         }
         let (params, agent_params) = (&self.params, &self.agents.params);
         self.draws().drift_wander_points(
