@@ -172,6 +172,12 @@
 //! [`Perception::avoidance_layers`] with [`Perception::avoidance_mask`] choose who avoids
 //! whom. `examples/crowd_plaza.rs` switches between the modes live and counts overlaps.
 //!
+//! [`FlockTuning::pedestrian`] is people in metres and seconds: bodies 0.4 m across, a free
+//! walking speed of 1.34 m/s (Weidmann 1993) reached within 0.5 s, reciprocal velocity
+//! obstacles, no flocking rules; one person walks RiMEA's 40 m test corridor in 30.1 s (the
+//! guideline asks 26 to 34). A dense crowd of them does not yet slow down with density as
+//! people do.
+//!
 //! # Spatial queries
 //!
 //! The neighbour grid answers game code too: [`FlockSimulation::agents_within`],

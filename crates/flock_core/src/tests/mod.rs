@@ -9,6 +9,7 @@ mod admission;
 mod determinism;
 mod hostile;
 mod obstacles;
+mod pedestrians;
 mod progress;
 mod rules;
 mod velocity_obstacles;

@@ -4,7 +4,18 @@ use glam::Vec3;
 
 use super::{
     BlendMode, Boundary, FlockTuning, FlockWeights, Perception, RuleStyle, SteeringLimits,
+    VelocityObstacles,
 };
+
+/// A pedestrian's free walking speed, m/s: the mean over field studies in Weidmann (1993),
+/// "Transporttechnik der Fussgänger", ETH Zürich, Schriftenreihe IVT 90.
+const FREE_WALKING_SPEED: f32 = 1.34;
+/// The relaxation time in which a pedestrian reaches the velocity it wants, s: the social force
+/// model's (Helbing and Molnár 1995; Helbing, Farkas and Vicsek 2000).
+const RELAXATION_TIME: f32 = 0.5;
+/// The breadth of a pedestrian's body, m: the 0.2 m radius crowd simulators give a person,
+/// about the shoulder breadth in Weidmann (1993).
+const BODY_BREADTH: f32 = 0.4;
 
 impl FlockTuning {
     /// Vicsek et al.'s (1995) self-propelled particles, with noise `eta` (radians, 0 to
@@ -123,6 +134,46 @@ impl FlockTuning {
             perception: Perception {
                 neighbour_radius: 3.0,
                 separation_radius: 0.9,
+                ..Perception::default()
+            },
+            boundary: Boundary::None,
+        }
+    }
+
+    /// Pedestrians, in metres and seconds on the plane: bodies 0.4 m across, walking to their
+    /// target at up to the free walking speed of 1.34 m/s (Weidmann 1993), reaching the
+    /// velocity they want within the relaxation time of 0.5 s (the social force model's), and
+    /// keeping clear of each other with reciprocal velocity obstacles (van den Berg et al.
+    /// 2011) over a 2 s horizon, the ten nearest within 4 m counted. People in a crowd neither
+    /// align nor cohere, so the flocking rules are off; they slow down within half a metre of
+    /// their target and count as there within 0.3 m. Give the crowd's walls as obstacles or a
+    /// [`Boundary`].
+    pub fn pedestrian() -> Self {
+        Self {
+            weights: FlockWeights {
+                separation: 0.0,
+                alignment: 0.0,
+                cohesion: 0.0,
+                target: 1.0,
+                ..FlockWeights::default()
+            },
+            limits: SteeringLimits {
+                max_speed: FREE_WALKING_SPEED,
+                min_speed: 0.0,
+                // Room to turn round: twice the change from rest to the free speed, within
+                // the relaxation time.
+                max_force: 2.0 * FREE_WALKING_SPEED / RELAXATION_TIME,
+                response_time: RELAXATION_TIME,
+                arrival_radius: 0.5,
+                max_turn_rate: None,
+                reach_radius: 0.3,
+            },
+            perception: Perception {
+                neighbour_radius: 4.0,
+                separation_radius: 0.0,
+                collision_distance: BODY_BREADTH,
+                collision_horizon: 2.0,
+                velocity_obstacles: VelocityObstacles::Reciprocal,
                 ..Perception::default()
             },
             boundary: Boundary::None,
