@@ -10,7 +10,6 @@ use crate::maths::limit_length;
 use crate::neighbours::nearest::NearestKeys;
 use crate::neighbours::{NeighbourIndex, Neighbourhood, ScanBuffers};
 use crate::rules::steering::Steering;
-use crate::space::Space;
 use crate::tuning::{Prepared, VelocityObstacles};
 
 /// The results of the last force pass, by grid slot.
@@ -36,9 +35,9 @@ pub(crate) struct SlotResult {
 
 /// What the force pass reads.
 pub(crate) struct ForceInputs<'a> {
-    pub(crate) space: Space,
     pub(crate) params: &'a [Prepared],
     pub(crate) index: &'a NeighbourIndex,
+    /// What the behaviours read, the space the scan runs in included.
     pub(crate) steering: Steering<'a>,
     /// Level of detail, if on.
     pub(crate) detail: Option<Detail>,
@@ -154,7 +153,8 @@ impl ForceInputs<'_> {
                 };
                 continue;
             }
-            let mut around = Neighbourhood::new(self.index, self.space, &agent, &mut buffers);
+            let mut around =
+                Neighbourhood::new(self.index, self.steering.space, &agent, &mut buffers);
             let scan = match nearest.as_deref_mut() {
                 Some(nearest) if agent.params.velocity_obstacles != VelocityObstacles::Off => {
                     let ceiling_sq = (self.ceilings.get(agent.index)).map_or(f32::INFINITY, |&c| c);

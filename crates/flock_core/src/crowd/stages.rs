@@ -38,7 +38,6 @@ impl Crowd {
         }
         let (draws, keep_nearest) = (self.draws(), keeps_nearest(&self.params));
         let inputs = ForceInputs {
-            space: self.space,
             params: &self.params,
             index: &self.index,
             steering: Steering {
