@@ -65,6 +65,7 @@ fn params(u: &mut Unstructured) -> arbitrary::Result<FlockTuning> {
                 1 => VelocityObstacles::Reciprocal,
                 _ => VelocityObstacles::Solid,
             },
+            time_gap: u.arbitrary()?,
             avoidance_priority: u.arbitrary()?,
             avoidance_layers: u.arbitrary()?,
             avoidance_mask: u.arbitrary()?,

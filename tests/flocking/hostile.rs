@@ -76,6 +76,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
             nasty_f32(),
             nasty_f32(),
             nasty_f32(),
+            nasty_f32(),
         ],
         (
             proptest::option::of(0_u32..100),
@@ -143,6 +144,7 @@ fn nasty_tuning() -> BoxedStrategy<FlockTuning> {
                         1 => VelocityObstacles::Reciprocal,
                         _ => VelocityObstacles::Solid,
                     },
+                    time_gap: p[6],
                     avoidance_priority: p[5],
                     avoidance_layers,
                     avoidance_mask,

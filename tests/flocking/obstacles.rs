@@ -61,8 +61,14 @@ fn spawn_seekers(
         .collect()
 }
 
-/// Agents found inside an obstacle, counted every tick, and the deepest; and agents touching
-/// one (within 0.1 of its surface).
+/// The radius of the agents' bodies: half the default collision distance.
+const BODY_RADIUS: f32 = 0.35;
+/// A body this far into an obstacle counts as inside it: 5% of its radius.
+const TOLERATED: f32 = 0.05 * BODY_RADIUS;
+
+/// Agents whose bodies are found inside an obstacle (by more than [`TOLERATED`]), counted
+/// every tick, and the deepest (the depth as a negative distance); and agents touching one
+/// (their bodies within 0.1 of its surface).
 #[derive(Resource, Default)]
 struct Penetrations {
     ticks: u32,
@@ -78,8 +84,8 @@ fn count_penetrations(
 ) {
     seen.ticks += 1;
     for transform in &agents {
-        let d = solids.distance(transform.translation);
-        if d < 0.0 {
+        let d = solids.distance(transform.translation) - BODY_RADIUS;
+        if d < -TOLERATED {
             seen.inside += 1;
             seen.deepest = seen.deepest.min(d);
         }
@@ -272,11 +278,27 @@ fn pillar_field(backend: Backend) {
         run.crossed
     );
     // Avoidance keeps them off the pillars: without it (integration sliding them along the
-    // pillars only) 4.6% of agent-ticks are spent within 0.1 of a surface; with it, 1.7%.
+    // pillars only) more agent-ticks are spent with a body within 0.1 of a surface. Measured:
+    // 2.9% with it, for both backends; 3.5% without it among built-in pillars, 6.5% among
+    // rapier's (whose sweep slides less smoothly).
+    let sliding = cross_pillar_field(
+        backend,
+        ObstacleAvoidance {
+            min_look_ahead: 0.0,
+            max_look_ahead: 0.0,
+            ..default()
+        },
+    );
+    println!(
+        "touching a pillar: {:.1}% of agent-ticks, {:.1}% without avoidance",
+        run.touching * 100.0,
+        sliding.touching * 100.0
+    );
     assert!(
-        run.touching < 0.02,
-        "{:.1}% of agent-ticks touching a pillar",
-        run.touching * 100.0
+        run.touching < 0.9 * sliding.touching,
+        "{:.1}% of agent-ticks touching a pillar, {:.1}% without avoidance",
+        run.touching * 100.0,
+        sliding.touching * 100.0
     );
 }
 

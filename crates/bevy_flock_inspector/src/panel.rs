@@ -391,6 +391,7 @@ fn perception_view(ui: &mut egui::Ui, p: &mut Perception) {
                 ui.selectable_value(&mut p.velocity_obstacles, mode, format!("{mode:?}"));
             }
         });
+    amount(ui, &mut p.time_gap, "time gap to the body ahead (s)");
     amount(ui, &mut p.avoidance_priority, "avoidance priority");
     layers(ui, &mut p.avoidance_layers, "in layers");
     layers(ui, &mut p.avoidance_mask, "avoids layers");

@@ -223,33 +223,44 @@ impl ObstacleQuery for ColliderObstacles<'_, '_, '_> {
             && self.cast_ball(origin, dir, length, radius, false).is_none()
     }
 
-    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
+    fn constrain(&self, from: Vec3, to: Vec3, radius: f32) -> (Vec3, Option<Vec3>) {
+        // A NaN or non-positive radius moves a point.
+        let radius = if radius > 0.0 { radius } else { 0.0 };
         let mut end = to;
         let mut stopped = None;
         let travel = to - from;
         let length = travel.length();
         if let Some(dir) = travel.try_normalize() {
-            let hit = self.pipeline(None, |pipeline| {
-                pipeline.cast_ray_and_get_normal(from, dir, length, true)
-            });
-            if let Some((_, hit)) = hit {
+            let hit = if radius > 0.0 {
+                // A ball that starts overlapping stops at once; the push below frees it.
+                self.cast(from, dir, length, radius)
+            } else {
+                self.pipeline(None, |pipeline| {
+                    pipeline.cast_ray_and_get_normal(from, dir, length, true)
+                })
+                .map(|(_, hit)| CastHit {
+                    distance: hit.time_of_impact,
+                    normal: hit.normal.try_normalize().unwrap_or(-dir),
+                })
+            };
+            if let Some(hit) = hit {
                 // Stop at the contact, then the skin out along the normal: a grazing move
                 // backed off along itself would end nearly on the surface.
-                let normal = hit.normal.try_normalize().unwrap_or(-dir);
-                end = from + dir * hit.time_of_impact + normal * SKIN;
-                stopped = Some(normal);
+                end = from + dir * hit.distance + hit.normal * SKIN;
+                stopped = Some(hit.normal);
             }
         }
-        // A start inside a collider (spawned there, or the collider moved onto the agent):
-        // out through the nearest point of that collider's surface.
+        // A body that overlaps a collider (spawned there, or the collider moved onto it): out
+        // through the nearest point of that collider's surface, to its radius beyond it.
+        let body = Ball::new(radius.max(SKIN));
         for _ in 0..4 {
-            let inside = self.pipeline(None, |pipeline| {
+            let overlapped = self.pipeline(None, |pipeline| {
                 pipeline
-                    .intersect_point(end)
+                    .intersect_shape(end, Quat::IDENTITY, &body)
                     .next()
                     .map(|(entity, _)| entity)
             });
-            let Some(entity) = inside else {
+            let Some(entity) = overlapped else {
                 break;
             };
             let surface = self.pipeline(Some(entity), |pipeline| {
@@ -258,10 +269,16 @@ impl ObstacleQuery for ColliderObstacles<'_, '_, '_> {
             let Some((_, projection)) = surface else {
                 break;
             };
-            let Some(out) = (projection.point - end).try_normalize() else {
+            let towards = projection.point - end;
+            let out = if projection.is_inside {
+                towards
+            } else {
+                -towards
+            };
+            let Some(out) = out.try_normalize() else {
                 break;
             };
-            end = projection.point + out * SKIN;
+            end = projection.point + out * (radius + SKIN);
             stopped = Some(out);
         }
         (end, stopped)

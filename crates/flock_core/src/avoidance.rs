@@ -14,6 +14,12 @@ use crate::obstacles::{
 use crate::space::Space;
 use crate::tuning::Prepared;
 
+/// The ball an agent casts ahead is at least its body grown by this share of its radius: with
+/// a ball as wide as the body, an agent turns only as its body touches, slides along the
+/// surfaces it meets and wavers (among pillars, no better kept off them than with no avoidance
+/// at all, and a hold of its detour no longer steadies it).
+const CLEARANCE: f32 = 0.25;
+
 /// The crowd's own obstacles, how agents look ahead for them, and the last avoidance pass.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct AvoidancePass {
@@ -116,7 +122,13 @@ impl Avoider<'_> {
         if agent.heading == Vec3::ZERO {
             return;
         }
-        let a = &self.settings;
+        // A ball wider than the agent's body, so that it never heads for a gap its body cannot
+        // pass, and turns before its body touches.
+        let a = &ObstacleAvoidance {
+            cast_radius: (self.settings.cast_radius)
+                .max((1.0 + CLEARANCE) * agent.params.body_radius),
+            ..*self.settings
+        };
         let look_ahead = self.look_ahead(&agent);
         let (p, heading, r) = (agent.position, agent.heading, a.cast_radius);
         // Every cast below is from where the agent stands, no farther and no wider: an agent
@@ -154,7 +166,7 @@ impl Avoider<'_> {
             && holdable
             && let Some(near) = &near
         {
-            out.hold = Some(self.hold(&agent, result.force, dir, held, look_ahead, near));
+            out.hold = Some(self.hold(&agent, result.force, dir, (held, a), look_ahead, near));
         }
         let limits = agent.params.params.limits;
         let desired = self.space.flat(dir) * self.turning_speed(&agent);
@@ -185,19 +197,19 @@ impl Avoider<'_> {
         }
     }
 
-    /// The hold `agent` keeps after turning to `dir`: it runs its time, and starts again for as
-    /// long as the way the agent wants to go (to its target, or where its `force` steers) is
-    /// blocked, so that it follows a wall round to its end instead of turning back into it.
+    /// The hold `agent` keeps after turning to `dir`, given the one it `held` and how it looks
+    /// ahead (`a`): it runs its time, and starts again for as long as the way the agent wants
+    /// to go (to its target, or where its `force` steers) is blocked, so that it follows a
+    /// wall round to its end instead of turning back into it.
     fn hold(
         &self,
         agent: &SlotAgent,
         force: Vec3,
         dir: Vec3,
-        held: Option<AvoidanceHold>,
+        (held, a): (Option<AvoidanceHold>, &ObstacleAvoidance),
         look_ahead: f32,
         obstacles: &dyn ObstacleQuery,
     ) -> AvoidanceHold {
-        let a = &self.settings;
         let wanted = agent
             .target
             .and_then(|t| unit(self.space.flat(t - agent.position)))

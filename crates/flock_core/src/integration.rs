@@ -124,11 +124,13 @@ impl Mover<'_> {
         dt: f32,
         obstacles: &Layered,
     ) {
-        let params = &self.prepared_of(i).params;
+        let prepared = self.prepared_of(i);
+        let params = &prepared.params;
         let mut v = v;
         let mut p = self.space.flat(body.position + v * dt);
         if !obstacles.is_empty() && p.is_finite() {
-            (p, v) = self.stay_outside(body.position, p, v, obstacles);
+            let outside = (body.position, prepared.body_radius);
+            (p, v) = self.stay_outside(outside, p, v, obstacles);
         }
         // On the plane the box's z range does not count: z stays zero.
         (p, v) = keep_within(p, v, &params.boundary);
@@ -142,18 +144,25 @@ impl Mover<'_> {
         }
     }
 
-    /// The end of a move from `from` to `to` at velocity `v`, never into an obstacle: it stops
-    /// at the first surface crossed, then spends the rest of the move sliding along it (a
-    /// second surface stops the slide); the velocity loses what points into each surface.
+    /// The end of a move of a body (its centre and radius) `from` its place to `to` at velocity
+    /// `v`, never into an obstacle: it stops where the body first touches a surface, then
+    /// spends the rest of the move sliding along it (a second surface stops the slide); the
+    /// velocity loses what points into each surface.
     #[inline]
-    fn stay_outside(&self, from: Vec3, to: Vec3, mut v: Vec3, obstacles: &Layered) -> (Vec3, Vec3) {
-        let (allowed, surface) = obstacles.constrain(from, to);
+    fn stay_outside(
+        &self,
+        (from, radius): (Vec3, f32),
+        to: Vec3,
+        mut v: Vec3,
+        obstacles: &Layered,
+    ) -> (Vec3, Vec3) {
+        let (allowed, surface) = obstacles.constrain(from, to, radius);
         let mut p = allowed;
         if let Some(normal) = surface {
             v -= normal * v.dot(normal).min(0.0);
             let rest = to - allowed;
             let slide = rest - normal * rest.dot(normal).min(0.0);
-            let (slid, second) = obstacles.constrain(allowed, allowed + slide);
+            let (slid, second) = obstacles.constrain(allowed, allowed + slide, radius);
             p = slid;
             if let Some(normal) = second {
                 v -= normal * v.dot(normal).min(0.0);

@@ -96,7 +96,7 @@ impl ObstacleQuery for Around<'_> {
         self.set.is_clear_among(origin, dir, length, radius, listed)
     }
 
-    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
-        self.set.constrain(from, to)
+    fn constrain(&self, from: Vec3, to: Vec3, radius: f32) -> (Vec3, Option<Vec3>) {
+        self.set.constrain(from, to, radius)
     }
 }

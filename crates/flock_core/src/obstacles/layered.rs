@@ -65,13 +65,13 @@ impl<Own: ObstacleQuery> ObstacleQuery for Layered<'_, Own> {
                 .is_none_or(|o| o.is_clear(origin, dir, length, radius))
     }
 
-    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
+    fn constrain(&self, from: Vec3, to: Vec3, radius: f32) -> (Vec3, Option<Vec3>) {
         let (mut end, mut normal) = (to, None);
         if let Some(own) = &self.own {
-            (end, normal) = own.constrain(from, end);
+            (end, normal) = own.constrain(from, end, radius);
         }
         if let Some(other) = self.other {
-            let (allowed, stopped) = other.constrain(from, end);
+            let (allowed, stopped) = other.constrain(from, end, radius);
             end = allowed;
             normal = stopped.or(normal);
         }

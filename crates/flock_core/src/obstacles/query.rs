@@ -29,11 +29,12 @@ pub trait ObstacleQuery: Sync {
     /// for ways out, where the cast ahead asks whether the agent is too close.
     fn is_clear(&self, origin: Vec3, dir: Vec3, length: f32, radius: f32) -> bool;
 
-    /// Moves `from -> to` but never into an obstacle: the motion stops just outside the first
-    /// surface it crosses (so a fast agent cannot tunnel through a thin wall), and a point
-    /// already inside is pushed out. Returns the allowed point and the outward normal of the
-    /// surface it was stopped by, if any.
-    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>);
+    /// Moves a ball of `radius` (an agent's body) `from -> to` but never into an obstacle: the
+    /// motion stops where the ball first touches a surface (so a fast agent cannot tunnel
+    /// through a thin wall), and a ball already overlapping one is pushed out of it. Returns
+    /// the allowed centre and the outward normal of the surface it was stopped by, if any. A
+    /// radius of 0 moves a point; a gap narrower than the ball is closed to it.
+    fn constrain(&self, from: Vec3, to: Vec3, radius: f32) -> (Vec3, Option<Vec3>);
 }
 
 /// How steeply (the sine of the angle to the surface) a ball that starts in contact must
@@ -53,7 +54,7 @@ impl<T: ObstacleQuery + ?Sized> ObstacleQuery for &T {
         (**self).is_clear(origin, dir, length, radius)
     }
 
-    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
-        (**self).constrain(from, to)
+    fn constrain(&self, from: Vec3, to: Vec3, radius: f32) -> (Vec3, Option<Vec3>) {
+        (**self).constrain(from, to, radius)
     }
 }

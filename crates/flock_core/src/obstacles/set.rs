@@ -500,34 +500,43 @@ impl ObstacleQuery for ObstacleSet {
         self.is_clear_among(origin, dir, length, radius, None)
     }
 
-    fn constrain(&self, from: Vec3, to: Vec3) -> (Vec3, Option<Vec3>) {
+    /// Swept along the shapes' distance fields, the ball's radius taken off each step. Shapes
+    /// are found within the set's reach, so a ball wider than the reach is moved as one of
+    /// the reach (less the skin); a negative or NaN radius as a point.
+    fn constrain(&self, from: Vec3, to: Vec3, radius: f32) -> (Vec3, Option<Vec3>) {
         if self.shapes.is_empty() {
             return (to, None);
         }
+        let radius = if radius > 0.0 {
+            radius.min(self.reach - SKIN).max(0.0)
+        } else {
+            0.0
+        };
         let mut stopped = None;
         let mut end = to;
         let travel = to - from;
         let length = travel.length();
         // A move shorter than the gap to every shape near its start (the reach when none is
-        // near) is free.
-        if self.is_clear_round(from, length + SKIN) {
+        // near), less the radius, is free.
+        if self.is_clear_round(from, length + radius + SKIN) {
             return (to, None);
         }
         // A sweep that runs out of steps is grazing a surface: it stops there too (going on
         // could cross a thin wall), and integration slides the rest of the way along it.
         if let Some(dir) = travel.try_normalize()
             && let March::Hit(t) | March::Exhausted(t) =
-                self.march(from, dir, length, 0.0, SWEEP_HIT, 0.0)
+                self.march(from, dir, length, radius, SWEEP_HIT, 0.0)
         {
             end = from + dir * t;
             stopped = self.nearest(end).map(|(_, shape)| shape.normal(end));
         }
-        // Whatever is still inside (a start inside a shape, overlapping shapes) is pushed out.
+        // Whatever still overlaps (a start inside a shape or too near one, overlapping shapes)
+        // is pushed out.
         for _ in 0..4 {
             match self.nearest(end) {
-                Some((d, shape)) if d < SKIN => {
+                Some((d, shape)) if d < radius + SKIN => {
                     let n = shape.normal(end);
-                    end += n * (SKIN - d);
+                    end += n * (radius + SKIN - d);
                     stopped = Some(n);
                 }
                 _ => break,

@@ -21,7 +21,10 @@ use crate::sanitise::{Checker, Correction};
     serde(default, deny_unknown_fields)
 )]
 pub struct ObstacleAvoidance {
-    /// Radius of the ball cast ahead of each agent: how much room it keeps.
+    /// Radius of the ball cast ahead of each agent: how much room it keeps. An agent casts a
+    /// ball at least a quarter wider than its body (half its
+    /// [`collision_distance`](crate::Perception::collision_distance)), so that it turns
+    /// before its body touches and never heads for a gap its body cannot pass.
     pub cast_radius: f32,
     /// Look-ahead at rest; it grows linearly with speed...
     pub min_look_ahead: f32,

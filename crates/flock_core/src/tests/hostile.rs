@@ -127,7 +127,7 @@ fn nasty_params() -> impl Strategy<Value = FlockTuning> {
         proptest::option::of(0_u32..200),
         nasty_f32(),
         nasty_f32(),
-        (0_u8..3, any::<bool>()),
+        (0_u8..3, any::<bool>(), nasty_f32()),
         (nasty_f32(), any::<u32>(), any::<u32>()),
     )
         .prop_map(
@@ -138,7 +138,7 @@ fn nasty_params() -> impl Strategy<Value = FlockTuning> {
                 max_neighbours,
                 collision_distance,
                 collision_horizon,
-                (velocity_obstacles, counts_itself),
+                (velocity_obstacles, counts_itself, time_gap),
                 (avoidance_priority, avoidance_layers, avoidance_mask),
             )| Perception {
                 neighbour_radius,
@@ -152,6 +152,7 @@ fn nasty_params() -> impl Strategy<Value = FlockTuning> {
                     1 => VelocityObstacles::Reciprocal,
                     _ => VelocityObstacles::Solid,
                 },
+                time_gap,
                 avoidance_priority,
                 avoidance_layers,
                 avoidance_mask,

@@ -124,23 +124,27 @@ fn moves_stop_at_surfaces_and_never_end_inside() {
         half_extents: Vec3::new(0.01, 100.0, 100.0),
         rotation: Quat::IDENTITY,
     }]);
-    let (end, normal) = set.constrain(Vec3::ZERO, Vec3::new(30.0, 0.0, 0.0));
+    let (end, normal) = set.constrain(Vec3::ZERO, Vec3::new(30.0, 0.0, 0.0), 0.0);
     assert!(end.x < 9.99 && end.x > 9.98, "{end}");
     assert_eq!(normal, Some(Vec3::NEG_X));
-    let (end, normal) = set.constrain(Vec3::new(9.0, 0.0, 0.0), Vec3::new(9.0, 3.0, 0.0));
+    let (end, normal) = set.constrain(Vec3::new(9.0, 0.0, 0.0), Vec3::new(9.0, 3.0, 0.0), 0.0);
     assert_eq!(
         (end, normal),
         (Vec3::new(9.0, 3.0, 0.0), None),
         "sliding along is free"
     );
-    let (end, _) = set.constrain(Vec3::new(10.0, 1.0, 0.0), Vec3::new(10.0, 1.0, 0.0));
+    let (end, _) = set.constrain(Vec3::new(10.0, 1.0, 0.0), Vec3::new(10.0, 1.0, 0.0), 0.0);
     assert!(
         set.distance(end).expect("near") > 0.0,
         "pushed out from inside to {end}"
     );
     // A grazing move across the wall: the sweep runs out of steps before reaching the
     // surface, and must stop there rather than let the move through.
-    let (end, normal) = set.constrain(Vec3::new(9.989, 0.0, 0.0), Vec3::new(10.0176, 0.0, -0.3));
+    let (end, normal) = set.constrain(
+        Vec3::new(9.989, 0.0, 0.0),
+        Vec3::new(10.0176, 0.0, -0.3),
+        0.0,
+    );
     assert!(end.x < 9.99, "crossed the wall grazing, to {end}");
     assert_eq!(normal, Some(Vec3::NEG_X));
 }
@@ -154,6 +158,11 @@ fn an_agent_driven_into_a_wall_slides_along_it() {
             alignment: 0.0,
             cohesion: 0.0,
             target: 0.0,
+            ..Default::default()
+        },
+        // A point, whose centre may touch the wall.
+        perception: Perception {
+            collision_distance: 0.0,
             ..Default::default()
         },
         ..Default::default()
@@ -184,6 +193,85 @@ fn an_agent_driven_into_a_wall_slides_along_it() {
     assert!(p.x < 1.0 && p.x > 0.99, "{p}");
     assert!((p.y - 0.05).abs() < 1e-4, "slid to {p}");
     assert!((crowd.velocity(0) - Vec3::new(0.0, 3.0, 0.0)).length() < 1e-4);
+}
+
+/// A body pressed for ten seconds against walls of every built-in shape (as the game's
+/// geometry gives them, not grown) stays wholly outside each, and a gap narrower than the body
+/// stays closed to it, in every velocity-obstacle mode.
+#[test]
+fn walls_keep_whole_bodies_out_and_gaps_narrower_than_a_body_closed() {
+    let radius = 0.3;
+    let walls = [
+        Shape::Box {
+            centre: Vec3::new(5.0, 0.6, 0.0),
+            half_extents: Vec3::new(0.1, 0.35, 1.0),
+            rotation: Quat::from_rotation_z(0.3),
+        },
+        // A gap of 0.5 between these two: narrower than the body's 0.6.
+        Shape::Capsule {
+            a: Vec3::new(5.0, -0.25, 0.0),
+            b: Vec3::new(5.0, -3.0, 0.0),
+            radius: 0.05,
+        },
+        Shape::Sphere {
+            centre: Vec3::new(5.2, -1.0, 0.0),
+            radius: 0.1,
+        },
+        Shape::HalfSpace {
+            point: Vec3::new(0.0, 4.0, 0.0),
+            normal: Vec3::NEG_Y,
+        },
+    ];
+    for mode in [
+        VelocityObstacles::Off,
+        VelocityObstacles::Reciprocal,
+        VelocityObstacles::Solid,
+    ] {
+        let mut crowd = Crowd::new(Space::Planar);
+        let params = crowd.add_params(FlockTuning {
+            perception: Perception {
+                collision_distance: 2.0 * radius,
+                velocity_obstacles: mode,
+                ..FlockTuning::pedestrian().perception
+            },
+            ..FlockTuning::pedestrian()
+        });
+        crowd.set_obstacles(walls);
+        // Each agent is sent straight through a wall (the last one through the gap).
+        let sent = [
+            (Vec3::new(3.0, 0.6, 0.0), Vec3::new(8.0, 0.6, 0.0)),
+            (Vec3::new(3.0, 3.0, 0.0), Vec3::new(3.0, 9.0, 0.0)),
+            (Vec3::new(3.0, -0.5, 0.0), Vec3::new(8.0, -0.5, 0.0)),
+        ];
+        for (start, target) in sent {
+            crowd.push(AgentInput {
+                position: start,
+                velocity: Vec3::ZERO,
+                heading: Vec3::X,
+                flock: 0,
+                params,
+                target: Some(target),
+            });
+        }
+        let mut deepest: f32 = 0.0;
+        for _ in 0..200 {
+            crowd.step(0.05);
+            for i in 0..crowd.len() {
+                let p = crowd.position(i);
+                let gap = walls
+                    .iter()
+                    .map(|w| w.distance(p))
+                    .fold(f32::INFINITY, f32::min);
+                deepest = deepest.max(radius - gap);
+            }
+        }
+        println!("{mode:?}: deepest {:.4} of the radius", deepest / radius);
+        assert!(deepest <= 0.05 * radius, "{mode:?}: {deepest} into a wall");
+        assert!(
+            crowd.position(2).x < 5.0,
+            "{mode:?}: through the narrow gap"
+        );
+    }
 }
 
 #[test]
@@ -792,8 +880,8 @@ fn answers_as_gathered(set: &ObstacleSet, look_ahead: f32, radius: f32) {
             );
         }
         assert_eq!(
-            around.constrain(o, o + heading),
-            set.constrain(o, o + heading)
+            around.constrain(o, o + heading, radius),
+            set.constrain(o, o + heading, radius)
         );
     }
     // Most views list their shapes; the cluster's are too many, and the set answers.

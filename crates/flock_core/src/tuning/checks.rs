@@ -140,6 +140,7 @@ impl Perception {
             &mut self.collision_horizon,
             d.collision_horizon,
         );
+        check.non_negative("perception.time_gap", &mut self.time_gap, d.time_gap);
         check.positive(
             "perception.avoidance_priority",
             &mut self.avoidance_priority,

@@ -296,7 +296,8 @@ pub struct Perception {
     /// in view (at least 64) and keeps the nearest of those. `None` counts every neighbour.
     pub max_neighbours: Option<u32>,
     /// Two agents whose centres come closer than this collide (twice the agents' radius):
-    /// see [`FlockWeights::collision_avoidance`].
+    /// see [`FlockWeights::collision_avoidance`]. Half of it is the body that obstacles keep
+    /// out: no part of it enters one, and a gap narrower than it is closed to the agent.
     pub collision_distance: f32,
     /// How many seconds ahead collisions with neighbours are predicted, each assuming the
     /// other keeps its velocity. Only neighbours are predicted, so the neighbour radius also
@@ -308,6 +309,13 @@ pub struct Perception {
     /// zero. See [`MOST_AGENTS_AVOIDED`](crate::MOST_AGENTS_AVOIDED) for how many neighbours
     /// count.
     pub velocity_obstacles: VelocityObstacles,
+    /// The time gap, in seconds, an agent that avoids velocity obstacles keeps to the body
+    /// ahead of it: it walks no faster than it could cover the free distance to that body in
+    /// this time (the collision-free speed model, Tordeux, Chraibi and Seyfried 2016), so
+    /// that a crowd slows as it packs, as people do (see [`FlockTuning::pedestrian`]). A body
+    /// coming the other way does not count: the velocity obstacles pass it. 0 (the default)
+    /// keeps no gap.
+    pub time_gap: f32,
     /// How much the agent keeps its way in velocity-obstacle avoidance: of two agents that
     /// avoid each other, each takes the share `other / (own + other)` of each manoeuvre, so the
     /// one of lower priority gives most of the way (priorities 4 and 1: a fifth and four
@@ -346,6 +354,7 @@ impl Default for Perception {
             collision_distance: 0.7,
             collision_horizon: 1.5,
             velocity_obstacles: VelocityObstacles::Off,
+            time_gap: 0.0,
             avoidance_priority: 1.0,
             avoidance_layers: 1,
             avoidance_mask: u32::MAX,
@@ -443,6 +452,9 @@ pub(crate) struct Prepared {
     pub(crate) separation_radius_sq: f32,
     /// The field of view, or `None` for a full 360-degree view.
     pub(crate) view: Option<FieldOfView>,
+    /// The radius of the agent's body, half its collision distance: obstacles keep all of it
+    /// out.
+    pub(crate) body_radius: f32,
     /// Whether collisions are predicted (a weight, a distance and a horizon).
     pub(crate) predicts: bool,
     /// How the velocity is made collision-free (off without a horizon).
@@ -462,6 +474,7 @@ impl Prepared {
             neighbour_radius_sq: p.neighbour_radius * p.neighbour_radius,
             separation_radius_sq: p.separation_radius * p.separation_radius,
             view: FieldOfView::new(p.field_of_view),
+            body_radius: 0.5 * p.collision_distance,
             predicts: params.weights.collision_avoidance != 0.0
                 && p.collision_distance > 0.0
                 && p.collision_horizon > 0.0,

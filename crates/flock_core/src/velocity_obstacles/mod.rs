@@ -49,6 +49,7 @@
 mod contacts;
 mod context;
 mod encounters;
+mod headway;
 mod kept;
 mod linear;
 pub(crate) mod planar;

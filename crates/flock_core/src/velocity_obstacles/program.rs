@@ -77,6 +77,7 @@ impl VelocityInputs<'_> {
             return (preferred, false);
         }
         let own = prepared.params.perception;
+        let preferred = self.keeping_time_gap(preferred, &own, &scratch.near);
         let max_speed = prepared.params.limits.max_speed;
         let velocity = agent.body.velocity;
         let dt = tick.dt;
@@ -135,7 +136,8 @@ impl VelocityInputs<'_> {
         scratch: &mut Scratch,
     ) -> (Vec3, bool) {
         let agent = &self.index.gathered[pending.slot];
-        let boundary = &self.params[agent.params as usize].params.boundary;
+        let prepared = &self.params[agent.params as usize];
+        let boundary = &prepared.params.boundary;
         let (mut chosen, mut relaxed) = self.solve(pending, &[], scratch);
         // A velocity into an obstacle or a wall would be cut short there and slide along it,
         // off the course the program chose and perhaps into a neighbour: bound it too, and
@@ -143,7 +145,7 @@ impl VelocityInputs<'_> {
         let mut surfaces = [(Vec3::ZERO, 0.0); MOST_SURFACES];
         for k in 0..MOST_SURFACES {
             let Some(bound) = self.surface_bound(
-                agent.body.position,
+                (agent.body.position, prepared.body_radius),
                 chosen,
                 tick.dt,
                 tick.obstacles,
@@ -261,15 +263,15 @@ impl VelocityInputs<'_> {
         }
     }
 
-    /// The bound `n . v <= bound` that keeps an agent at `position` moving at `v` for `dt`
-    /// from crossing the first obstacle surface or hard wall of `boundary` it would cross:
-    /// `n` points into the surface (the obstacle's outward normal reversed), and the bound is
-    /// the gap to its tangent plane over `dt`, which keeps the agent out of a convex shape.
-    /// `None` when the move crosses nothing.
+    /// The bound `n . v <= bound` that keeps an agent's body (its centre and radius) moving
+    /// at `v` for `dt` from crossing the first obstacle surface it would touch or hard wall of
+    /// `boundary` its centre would cross: `n` points into the surface (the obstacle's outward
+    /// normal reversed), and the bound is the gap to its tangent plane over `dt`, which keeps
+    /// the agent out of a convex shape. `None` when the move crosses nothing.
     #[inline]
     pub(super) fn surface_bound(
         &self,
-        position: Vec3,
+        (position, radius): (Vec3, f32),
         v: Vec3,
         dt: f32,
         obstacles: &Layered,
@@ -277,7 +279,7 @@ impl VelocityInputs<'_> {
     ) -> Option<(Vec3, f32)> {
         let to = self.space.flat(position + v * dt);
         if !obstacles.is_empty()
-            && let (stop, Some(normal)) = obstacles.constrain(position, to)
+            && let (stop, Some(normal)) = obstacles.constrain(position, to, radius)
         {
             return Some((-normal, (position - stop).dot(normal).max(0.0) / dt));
         }
