@@ -20,6 +20,14 @@ use crate::tuning::Prepared;
 /// at all, and a hold of its detour no longer steadies it).
 const CLEARANCE: f32 = 0.25;
 
+/// A target this far off straight through a surface (the sine of the angle) is at a slant: an
+/// agent pressed against the surface slides along it toward the target.
+const SLANT: f32 = 0.05;
+
+/// A held avoidance direction starts its time again only while the agent moves along it at
+/// this share of its max speed or more (see `Avoider::hold`).
+const MAKING_WAY: f32 = 0.1;
+
 /// The crowd's own obstacles, how agents look ahead for them, and the last avoidance pass.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct AvoidancePass {
@@ -155,7 +163,13 @@ impl Avoider<'_> {
                     return;
                 };
                 let near = near.get_or_insert_with(|| obstacles.around(p, look_ahead, r));
-                match way_round(near, p, heading, hit, look_ahead, a, self.space) {
+                let slide = (hit.distance <= 0.0
+                    && !self.is_making_way(&agent, length(agent.velocity)))
+                .then(|| self.slide_toward_target(&agent, hit.normal))
+                .flatten();
+                match slide
+                    .unwrap_or_else(|| way_round(near, p, heading, hit, look_ahead, a, self.space))
+                {
                     Avoidance::Clear(dir) => (dir, true),
                     // Backing away is for this tick only: nothing to hold.
                     Avoidance::Back(dir) => (dir, false),
@@ -179,6 +193,31 @@ impl Avoider<'_> {
         }
     }
 
+    /// Whether `agent` moves at `speed` (along the way that matters) at [`MAKING_WAY`] of its
+    /// max speed or more.
+    fn is_making_way(&self, agent: &SlotAgent, speed: f32) -> bool {
+        speed >= MAKING_WAY * agent.params.params.limits.max_speed
+    }
+
+    /// For `agent` standing pressed against a surface of outward `normal`, the way along it
+    /// toward its target, for this tick only: where the target lies through the surface at a
+    /// slant (a door beside the wall it stands at), the fan, searching from its heading, may
+    /// as well send it along the wall away from the door. `None` without a target, or with
+    /// one that lies away from the surface or straight through it (the fan chooses then).
+    fn slide_toward_target(&self, agent: &SlotAgent, normal: Vec3) -> Option<Avoidance> {
+        let wanted = unit(self.space.flat(agent.target? - agent.position))?;
+        let normal = unit(self.space.flat(normal))?;
+        let into = wanted.dot(normal);
+        if into >= 0.0 {
+            return None;
+        }
+        let along = wanted - normal * into;
+        (along.length_squared() >= SLANT * SLANT)
+            .then(|| unit(along))
+            .flatten()
+            .map(Avoidance::Back)
+    }
+
     /// How far ahead `agent` casts: from the look-ahead at rest to the one at max speed, in
     /// proportion to its speed, and no further than its target (one that stops short of a
     /// wall need not turn from it).
@@ -199,8 +238,11 @@ impl Avoider<'_> {
 
     /// The hold `agent` keeps after turning to `dir`, given the one it `held` and how it looks
     /// ahead (`a`): it runs its time, and starts again for as long as the way the agent wants
-    /// to go (to its target, or where its `force` steers) is blocked, so that it follows a
-    /// wall round to its end instead of turning back into it.
+    /// to go (to its target, or where its `force` steers) is blocked and the agent makes way
+    /// along it, so that it follows a wall round to its end instead of turning back into it.
+    /// An agent that the crowd keeps from going the held way (at under [`MAKING_WAY`] of its
+    /// max speed) lets the hold run out, and looks for a way again: else it would stand
+    /// pressed against a wall for good, wanting to go along it, away from the door beside it.
     fn hold(
         &self,
         agent: &SlotAgent,
@@ -216,10 +258,11 @@ impl Avoider<'_> {
             .or_else(|| unit(self.space.flat(agent.velocity + force)));
         let blocked = wanted
             .is_some_and(|w| !obstacles.is_clear(agent.position, w, look_ahead, a.cast_radius));
+        let making_way = self.is_making_way(agent, agent.velocity.dot(dir));
         AvoidanceHold {
             direction: dir,
             seconds_left: match held {
-                Some(hold) if !blocked => hold.seconds_left,
+                Some(hold) if !blocked || !making_way => hold.seconds_left,
                 _ => a.hold_seconds,
             },
         }

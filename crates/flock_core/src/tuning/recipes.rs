@@ -151,8 +151,8 @@ impl FlockTuning {
     /// keeping clear of each other with reciprocal velocity obstacles (van den Berg et al.
     /// 2011) over a 2 s horizon, the ten nearest within 4 m counted, and a time gap of 0.6 s
     /// to the body ahead (Tordeux et al. 2016), so that the crowd slows as it packs as
-    /// Weidmann (1993) measured: 1.0 m/s at 1 person per m², 0.5 at 2, 0.3 at 3, 0.17 at 4
-    /// (his 1.06, 0.61, 0.33, 0.16). People in a crowd neither
+    /// Weidmann (1993) measured: 1.0 m/s at 1 person per m², 0.5 at 2, 0.3 at 3, 0.17 to 0.23
+    /// at 4 (his 1.06, 0.61, 0.33, 0.16). People in a crowd neither
     /// align nor cohere, so the flocking rules are off; they slow down within half a metre of
     /// their target and count as there within 0.3 m. Give the crowd's walls as obstacles or a
     /// [`Boundary`].

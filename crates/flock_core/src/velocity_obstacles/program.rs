@@ -3,12 +3,13 @@
 
 use glam::Vec3;
 
+use crate::agents::Gathered;
 use crate::maths::{length, limit_length, unit};
 use crate::obstacles::{Layered, ObstacleQuery};
 use crate::rules::flocking::coincident_direction;
 use crate::rules::wander::NoiseDraw;
 use crate::space::Space;
-use crate::tuning::{Boundary, Perception, VelocityObstacles};
+use crate::tuning::{Boundary, Perception, Prepared, VelocityObstacles};
 
 use super::contacts::{Round, contact};
 use super::context::{Near, Pending, Scratch, Tick, VelocityInputs};
@@ -78,6 +79,7 @@ impl VelocityInputs<'_> {
         }
         let own = prepared.params.perception;
         let preferred = self.keeping_time_gap(preferred, &own, &scratch.near);
+        let preferred = self.slid_along_surface(agent, prepared, preferred, tick);
         let max_speed = prepared.params.limits.max_speed;
         let velocity = agent.body.velocity;
         let dt = tick.dt;
@@ -301,6 +303,30 @@ impl VelocityInputs<'_> {
                 None
             }
         })
+    }
+
+    /// `preferred`, the velocity of `agent` (tuned as `prepared`), less what of it would carry
+    /// the body into the first obstacle surface or hard wall it would meet within the tick:
+    /// slid along it, as integration would move it. A velocity into a wall is not one the
+    /// agent can keep, and measured against it, an agent pressed against a wall beside a door
+    /// counts as blocked and steps aside (see [`goal`](Self::goal)), along the wall to its
+    /// right, which for one side of the door is away from it.
+    #[inline]
+    fn slid_along_surface(
+        &self,
+        agent: &Gathered,
+        prepared: &Prepared,
+        preferred: Vec3,
+        tick: &Tick,
+    ) -> Vec3 {
+        let body = (agent.body.position, prepared.body_radius);
+        let boundary = &prepared.params.boundary;
+        match self.surface_bound(body, preferred, tick.dt, tick.obstacles, boundary) {
+            Some((into, bound)) if into.dot(preferred) > bound => {
+                preferred - into * (into.dot(preferred) - bound)
+            }
+            _ => preferred,
+        }
     }
 
     /// The velocity agent `i`, moving at `velocity`, aims for: its preferred one, moved by a
