@@ -351,3 +351,115 @@ fn agents_pressed_against_a_wall_beside_a_door_go_through_it() {
         }
     }
 }
+
+/// Seconds until all of `per_side` people from each end of a corridor 30 m long and 4 m wide
+/// (walls as obstacles) have walked out of the other end, at `ticks_per_second` (`None` if
+/// not within five minutes); and the lane order parameter at the crowd's middle time.
+fn two_way_corridor(
+    per_side: usize,
+    ticks_per_second: f32,
+    mode: VelocityObstacles,
+) -> (Option<f32>, f32) {
+    let mut crowd = Crowd::new(Space::Planar);
+    let params = crowd.add_params(FlockTuning {
+        perception: Perception {
+            velocity_obstacles: mode,
+            ..FlockTuning::pedestrian().perception
+        },
+        ..FlockTuning::pedestrian()
+    });
+    let wall = |y: f32| Shape::Box {
+        centre: Vec3::new(15.0, y, 0.0),
+        half_extents: Vec3::new(25.0, 0.1, 1.0),
+        rotation: glam::Quat::IDENTITY,
+    };
+    crowd.set_obstacles([wall(2.1), wall(-2.1)]);
+    let per_row = 5;
+    for k in 0..2 * per_side {
+        let east = k < per_side;
+        let j = k % per_side;
+        let (row, column) = ((j % per_row) as f32, (j / per_row) as f32);
+        let y = (row - 0.5 * (per_row - 1) as f32) * 0.7 + if east { 0.1 } else { -0.1 };
+        let x = if east {
+            -column * 0.7
+        } else {
+            30.0 + column * 0.7
+        };
+        crowd.push(AgentInput {
+            position: Vec3::new(x, y, 0.0),
+            velocity: Vec3::ZERO,
+            heading: if east { Vec3::X } else { Vec3::NEG_X },
+            flock: 0,
+            params,
+            target: Some(Vec3::new(if east { 45.0 } else { -15.0 }, y, 0.0)),
+        });
+    }
+    let dt = 1.0 / ticks_per_second;
+    let mut lanes = 0.0;
+    for tick in 1..=(300.0 * ticks_per_second) as usize {
+        crowd.step(dt);
+        if tick == (15.0 * ticks_per_second) as usize {
+            lanes = lane_order(&crowd, per_side);
+        }
+        let out = (0..crowd.len()).all(|i| {
+            let x = crowd.position(i).x;
+            if i < per_side { x > 30.0 } else { x < 0.0 }
+        });
+        if out {
+            return (Some(tick as f32 * dt), lanes);
+        }
+    }
+    (None, lanes)
+}
+
+/// The lane order parameter of the people inside the corridor (0 < x < 30): the mean over
+/// them of `((n_same - n_other) / (n_same + n_other))²` among the others within 0.5 m
+/// sideways and 2 m along, 1 where everyone walks in lanes of its own direction, about 0 in a
+/// mixed crowd (the form of Rex and Löwen 2007).
+fn lane_order(crowd: &Crowd, per_side: usize) -> f32 {
+    let inside: Vec<usize> = (0..crowd.len())
+        .filter(|&i| (0.0..30.0).contains(&crowd.position(i).x))
+        .collect();
+    let mut sum = 0.0;
+    let mut counted = 0;
+    for &i in &inside {
+        let (mut same, mut other) = (0.0_f32, 0.0_f32);
+        for &j in &inside {
+            let d = crowd.position(j) - crowd.position(i);
+            if i != j && d.y.abs() < 0.5 && d.x.abs() < 2.0 {
+                if (i < per_side) == (j < per_side) {
+                    same += 1.0;
+                } else {
+                    other += 1.0;
+                }
+            }
+        }
+        if same + other > 0.0 {
+            let phi = (same - other) / (same + other);
+            sum += phi * phi;
+            counted += 1;
+        }
+    }
+    sum / counted.max(1) as f32
+}
+
+/// A two-way corridor: 50 people from each end of a corridor 30 m long and 4 m wide, at 20
+/// and 64 ticks a second, with `Reciprocal`: everyone walks out of the other end within two
+/// minutes, and lanes form, the lane order parameter at 15 s above the one of the same crowd
+/// walking through each other (measured: 89.9 s and 0.43 at 20 ticks a second, 86.7 s and 0.45
+/// at 64; walking through each other, 27.6 s and 0.26). `Solid` still deadlocks here (not
+/// everyone out in five minutes).
+#[test]
+fn a_two_way_corridor_forms_lanes_and_everyone_gets_through() {
+    for ticks_per_second in [20.0, 64.0] {
+        let (_, mixed) = two_way_corridor(50, ticks_per_second, VelocityObstacles::Off);
+        let (seconds, lanes) =
+            two_way_corridor(50, ticks_per_second, VelocityObstacles::Reciprocal);
+        println!(
+            "two-way corridor at {ticks_per_second} ticks/s: out in {seconds:?} s, lane order \
+             {lanes:.2} (walking through each other: {mixed:.2})"
+        );
+        assert!(seconds.is_some_and(|s| s <= 120.0), "{seconds:?}");
+        assert!(lanes >= mixed + 0.1, "lane order {lanes}, mixed {mixed}");
+    }
+}
