@@ -2,7 +2,7 @@
 //! streams, a bottleneck, a dense crowd to goals), each run with no avoidance between agents,
 //! the predicted-collision sidestep, the velocity-obstacle step, and the `dodgy_2d` crate (ORCA
 //! as the RVO2 library has it) driven directly; then what the velocity-obstacle step costs the
-//! plugin's tick on the sweep's workload.
+//! plugin's tick on the sweep's workload (the `crowd_cost` module).
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -11,12 +11,11 @@ use bevy::prelude::*;
 use bevy_flock_plugin::prelude::*;
 use flock_core::{AgentInput, Crowd, FlockTuning, Serial, Shape, Space, VelocityObstacles};
 
+use crate::crowd_cost::{COST_AGENTS, CostRow, cost_table, measure_costs, ms};
 use crate::crowd_scenarios::{
     DIAMETER, DOOR, DT, MOVED_BY, MOVED_STARTS, NEIGHBOUR_RADIUS, NEIGHBOURS, REACHED, SPEED,
     Scenario, bottleneck, circle, dense, moved, streams, waypoint,
 };
-use crate::harness::plugin_app;
-use crate::workload::Workload;
 
 /// How agents avoid each other.
 #[derive(Clone, Copy, PartialEq)]
@@ -288,57 +287,6 @@ fn run(scenario: &Scenario, mode: Mode, most_seconds: f32) -> CrowdRow {
     }
 }
 
-/// The crowd sizes at which the step's cost is measured.
-pub const COST_AGENTS: [usize; 2] = [10_000, 50_000];
-
-/// The cost of the step on the sweep's 3D workload in the plugin, 2 threads: the tick's
-/// median with the step off and in each mode, the modes taking turns of two ticks (see
-/// `interleaved_ticks`).
-pub struct CostRow {
-    agents: usize,
-    off: Duration,
-    reciprocal: Duration,
-    solid: Duration,
-}
-
-/// The plugin's tick times with the step off, `Reciprocal` and `Solid`, the three taking turns
-/// in one app, so that a slow spell of the shared machine lands on each alike (separate apps
-/// run one after the other measured the tick without the step up to 40% apart between runs,
-/// more than the step's cost changed). Each turn is two ticks, the second measured: a game keeps
-/// its mode from tick to tick, and the first tick after a switch pays for it (the flock's tuning
-/// prepared again, and with the step on, the force pass of a tick after one without it offers
-/// every neighbour to the nearest kept, with no ceiling from the tick before).
-fn interleaved_ticks(agents: usize, ticks: usize) -> [Vec<Duration>; 3] {
-    const MODES: [VelocityObstacles; 3] = [
-        VelocityObstacles::Off,
-        VelocityObstacles::Reciprocal,
-        VelocityObstacles::Solid,
-    ];
-    const WARM_UP: usize = 2;
-    let workload = Workload::new(agents, Space::Volume);
-    let mut app = plugin_app(Space::Volume, 2);
-    workload.spawn_agents(&mut app);
-    app.finish();
-    app.cleanup();
-    let flock = **app.world().resource::<DefaultFlock>();
-    let mut times = [Vec::new(), Vec::new(), Vec::new()];
-    for tick in 0..WARM_UP + ticks {
-        for (mode, times) in MODES.into_iter().zip(&mut times) {
-            app.world_mut().entity_mut(flock).insert(Perception {
-                velocity_obstacles: mode,
-                ..default()
-            });
-            app.update();
-            let started = Instant::now();
-            app.update();
-            if tick >= WARM_UP {
-                times.push(started.elapsed());
-            }
-        }
-    }
-    times
-}
-
 /// Every scenario in every mode, the big circle with its starts moved, and the step's cost.
 pub struct CrowdReport {
     rows: Vec<CrowdRow>,
@@ -377,45 +325,6 @@ pub fn measure(ticks: usize, rounds: usize) -> CrowdReport {
         moved,
         costs: measure_costs(ticks, rounds, &COST_AGENTS),
     }
-}
-
-/// The cost rows alone, for each crowd size of `sizes`.
-pub fn measure_costs(ticks: usize, rounds: usize, sizes: &[usize]) -> Vec<CostRow> {
-    let mut costs = Vec::new();
-    for &agents in sizes {
-        let (mut off, mut reciprocal, mut solid) = (Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..rounds {
-            let [round_off, round_reciprocal, round_solid] = interleaved_ticks(agents, ticks);
-            off.extend(round_off);
-            reciprocal.extend(round_reciprocal);
-            solid.extend(round_solid);
-        }
-        let median = |mut v: Vec<Duration>| {
-            v.sort_unstable();
-            v[v.len() / 2]
-        };
-        let row = CostRow {
-            agents,
-            off: median(off),
-            reciprocal: median(reciprocal),
-            solid: median(solid),
-        };
-        println!(
-            "cost {} agents: off {:.3} ms, reciprocal {:.3} ms, solid {:.3} ms ({:.2}x, {:.2}x)",
-            row.agents,
-            ms(row.off),
-            ms(row.reciprocal),
-            ms(row.solid),
-            ms(row.reciprocal) / ms(row.off),
-            ms(row.solid) / ms(row.off),
-        );
-        costs.push(row);
-    }
-    costs
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
 }
 
 impl CrowdRow {
@@ -493,26 +402,6 @@ pub fn section(report: &CrowdReport, ticks: usize, rounds: usize) -> String {
             ms(row.tick),
         );
     }
-    let _ = writeln!(
-        out,
-        "\nWhat the step costs: the plugin's whole tick on the sweep's 3D workload (about 25 \
-         neighbours each, the default rules, 2 threads), with `velocity_obstacles` off and in \
-         each mode, the three taking turns in one app, each turn two ticks of which the second \
-         is measured; medians of {rounds} rounds of {ticks} ticks.\n\n\
-         | agents | tick ms, off | Reciprocal | Solid | Reciprocal / off | Solid / off |\n\
-         |---:|---:|---:|---:|---:|---:|"
-    );
-    for c in costs {
-        let _ = writeln!(
-            out,
-            "| {} | {:.3} | {:.3} | {:.3} | {:.2} | {:.2} |",
-            c.agents,
-            ms(c.off),
-            ms(c.reciprocal),
-            ms(c.solid),
-            ms(c.reciprocal) / ms(c.off),
-            ms(c.solid) / ms(c.off)
-        );
-    }
+    out.push_str(&cost_table(costs, ticks, rounds));
     out
 }

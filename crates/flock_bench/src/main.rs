@@ -47,6 +47,7 @@
 
 mod avoidance;
 mod clumped;
+mod crowd_cost;
 mod crowd_scenarios;
 mod crowds;
 mod detail;
@@ -119,8 +120,9 @@ fn run_section_alone(options: &Options) -> bool {
         Some("crowd-cost") => {
             let agents = options
                 .agents
-                .map_or(crowds::COST_AGENTS.to_vec(), |n| vec![n]);
-            crowds::measure_costs(ticks, rounds, &agents);
+                .map_or(crowd_cost::COST_AGENTS.to_vec(), |n| vec![n]);
+            let costs = crowd_cost::measure_costs(ticks, rounds, &agents);
+            println!("{}", crowd_cost::cost_table(&costs, ticks, rounds));
         }
         Some("clumped") => {
             let rows = clumped::measure(ticks, rounds);

@@ -7,9 +7,8 @@
 use glam::Vec3;
 
 use crate::maths::unit;
-use crate::tuning::Perception;
 
-use super::context::{Near, VelocityInputs};
+use super::encounters::Encounter;
 
 /// A body is ahead when its centre lies within this share of the two bodies' summed radii of
 /// the line the agent walks along: people in a queue stagger their shoulders past each other
@@ -19,39 +18,59 @@ use super::context::{Near, VelocityInputs};
 /// twice Weidmann's speed.
 const STAGGERED: f32 = 0.7;
 
-impl VelocityInputs<'_> {
-    /// `preferred` with its speed cut to the free distance ahead over
-    /// [`Perception::time_gap`], for an agent perceiving as `own` among its `near`
-    /// neighbours: the distance it could walk along `preferred` before its body touched a
-    /// neighbour's ahead ([`STAGGERED`]) that is not walking toward it (one coming the other
-    /// way is passed by the velocity obstacles, not followed). Unchanged without a time gap or
-    /// a body ahead.
+/// The free distance ahead of an agent that prefers `preferred` and keeps a `time_gap`
+/// ([`Perception::time_gap`](crate::Perception::time_gap)), taken in one encounter at a time
+/// (the ones the step builds anyway, with the bodies' true radii), then the preferred velocity
+/// cut to it.
+pub(super) struct Headway {
+    /// The unit direction preferred, where a gap is kept and there is one.
+    ahead: Option<Vec3>,
+    time_gap: f32,
+    /// The least free distance so far.
+    free: f32,
+}
+
+impl Headway {
+    /// Nothing ahead yet; without a time gap (or a preferred direction), nothing ever is.
     #[inline]
-    pub(super) fn keeping_time_gap(
-        &self,
-        preferred: Vec3,
-        own: &Perception,
-        near: &[Near],
-    ) -> Vec3 {
-        let Some(ahead) = unit(preferred).filter(|_| own.time_gap > 0.0) else {
+    pub(super) fn new(preferred: Vec3, time_gap: f32) -> Self {
+        Self {
+            ahead: unit(preferred).filter(|_| time_gap > 0.0),
+            time_gap,
+            free: f32::INFINITY,
+        }
+    }
+
+    /// Takes in the neighbour of `encounter`: the distance the agent could walk along its
+    /// preferred direction before its body touched the neighbour's, where the neighbour is
+    /// ahead ([`STAGGERED`]) and not walking toward the agent (one coming the other way is
+    /// passed by the velocity obstacles, not followed).
+    #[inline]
+    pub(super) fn see(&mut self, encounter: &Encounter<Vec3>) {
+        let Some(ahead) = self.ahead else {
+            return;
+        };
+        let along = encounter.offset.dot(ahead);
+        if along <= 0.0 || encounter.velocity.dot(ahead) < 0.0 {
+            return;
+        }
+        let touching = encounter.radius;
+        let across_sq = encounter.offset.length_squared() - along * along;
+        let lane = STAGGERED * touching;
+        if across_sq < lane * lane {
+            let free = along - (touching * touching - across_sq).max(0.0).sqrt();
+            self.free = self.free.min(free);
+        }
+    }
+
+    /// `preferred` with its speed cut to the free distance ahead over the time gap; unchanged
+    /// without a time gap or a body ahead.
+    #[inline]
+    pub(super) fn kept(&self, preferred: Vec3) -> Vec3 {
+        let Some(ahead) = self.ahead else {
             return preferred;
         };
-        let mut free = f32::INFINITY;
-        for near in near {
-            let along = near.offset.dot(ahead);
-            if along <= 0.0 || self.index.lanes.velocity(near.slot).dot(ahead) < 0.0 {
-                continue;
-            }
-            let theirs = &self.params[self.index.lanes.params(near.slot) as usize];
-            let touching =
-                0.5 * (own.collision_distance + theirs.params.perception.collision_distance);
-            let across_sq = near.offset.length_squared() - along * along;
-            let lane = STAGGERED * touching;
-            if across_sq < lane * lane {
-                free = free.min(along - (touching * touching - across_sq).sqrt());
-            }
-        }
-        let speed = free.max(0.0) / own.time_gap;
+        let speed = self.free.max(0.0) / self.time_gap;
         if speed * speed < preferred.length_squared() {
             ahead * speed
         } else {

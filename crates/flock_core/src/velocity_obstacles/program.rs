@@ -14,6 +14,7 @@ use crate::tuning::{Boundary, Perception, Prepared, VelocityObstacles};
 use super::contacts::{Round, contact};
 use super::context::{Near, Pending, Scratch, Tick, VelocityInputs};
 use super::encounters::Encounter;
+use super::headway::Headway;
 use super::shares::{as_programmed, avoids, manoeuvre_share};
 use super::{planar, volume};
 
@@ -78,8 +79,7 @@ impl VelocityInputs<'_> {
             return (preferred, false);
         }
         let own = prepared.params.perception;
-        let preferred = self.keeping_time_gap(preferred, &own, &scratch.near);
-        let preferred = self.slid_along_surface(agent, prepared, preferred, tick);
+        let mut headway = Headway::new(preferred, own.time_gap);
         let max_speed = prepared.params.limits.max_speed;
         let velocity = agent.body.velocity;
         let dt = tick.dt;
@@ -104,6 +104,7 @@ impl VelocityInputs<'_> {
         let first_encounter = encounters.len();
         for near in near.iter() {
             let (encounter, _) = self.encounter(agent.index, &own, near);
+            headway.see(&encounter);
             if solid {
                 if let Some(bound) = contact(&encounter, dt, max_speed) {
                     bounds.push(bound);
@@ -113,6 +114,8 @@ impl VelocityInputs<'_> {
                 encounters.push(&as_programmed(&encounter), velocity);
             }
         }
+        let preferred = headway.kept(preferred);
+        let preferred = self.slid_along_surface(agent, prepared, preferred, tick);
         scratch.pending.push(Pending {
             at,
             slot,
