@@ -57,6 +57,17 @@ fn the_pedestrian_recipe_needs_no_correction() {
     assert_eq!(sanitized, FlockTuning::pedestrian());
 }
 
+/// The pedestrian recipe with each other avoided in velocity-obstacle `mode`.
+fn pedestrians_avoiding_by(mode: VelocityObstacles) -> FlockTuning {
+    FlockTuning {
+        perception: Perception {
+            velocity_obstacles: mode,
+            ..FlockTuning::pedestrian().perception
+        },
+        ..FlockTuning::pedestrian()
+    }
+}
+
 /// Weidmann's (1993) fundamental diagram: the mean walking speed, m/s, of pedestrians at
 /// `density` per m², `1.34 (1 - exp(-1.913 (1 / density - 1 / 5.4)))`.
 fn weidmann_speed(density: f32) -> f32 {
@@ -304,13 +315,7 @@ fn agents_pressed_against_a_wall_beside_a_door_go_through_it() {
     ] {
         for face in [-1.0, 1.0] {
             let mut crowd = Crowd::new(Space::Planar);
-            let params = crowd.add_params(FlockTuning {
-                perception: Perception {
-                    velocity_obstacles: mode,
-                    ..FlockTuning::pedestrian().perception
-                },
-                ..FlockTuning::pedestrian()
-            });
+            let params = crowd.add_params(pedestrians_avoiding_by(mode));
             crowd.set_obstacles(walls);
             for side in [-1.0, 1.0] {
                 for from_post in [0.3, 0.75, 1.2] {
@@ -361,13 +366,7 @@ fn two_way_corridor(
     mode: VelocityObstacles,
 ) -> (Option<f32>, f32) {
     let mut crowd = Crowd::new(Space::Planar);
-    let params = crowd.add_params(FlockTuning {
-        perception: Perception {
-            velocity_obstacles: mode,
-            ..FlockTuning::pedestrian().perception
-        },
-        ..FlockTuning::pedestrian()
-    });
+    let params = crowd.add_params(pedestrians_avoiding_by(mode));
     let wall = |y: f32| Shape::Box {
         centre: Vec3::new(15.0, y, 0.0),
         half_extents: Vec3::new(25.0, 0.1, 1.0),
