@@ -163,16 +163,16 @@ impl Avoider<'_> {
                     return;
                 };
                 let near = near.get_or_insert_with(|| obstacles.around(p, look_ahead, r));
-                let slide = (hit.distance <= 0.0
-                    && !self.is_making_way(&agent, length(agent.velocity)))
-                .then(|| self.slide_toward_target(&agent, hit.normal))
-                .flatten();
-                match slide
-                    .unwrap_or_else(|| way_round(near, p, heading, hit, look_ahead, a, self.space))
-                {
-                    Avoidance::Clear(dir) => (dir, true),
-                    // Backing away is for this tick only: nothing to hold.
-                    Avoidance::Back(dir) => (dir, false),
+                let stuck =
+                    hit.distance <= 0.0 && !self.is_making_way(&agent, length(agent.velocity));
+                // Sliding toward the target, like backing away, is for this tick only: nothing
+                // to hold.
+                match stuck.then(|| self.slide_toward_target(&agent, hit.normal)) {
+                    Some(Some(dir)) => (dir, false),
+                    _ => match way_round(near, p, heading, hit, look_ahead, a, self.space) {
+                        Avoidance::Clear(dir) => (dir, true),
+                        Avoidance::Back(dir) => (dir, false),
+                    },
                 }
             }
         };
@@ -204,7 +204,7 @@ impl Avoider<'_> {
     /// slant (a door beside the wall it stands at), the fan, searching from its heading, may
     /// as well send it along the wall away from the door. `None` without a target, or with
     /// one that lies away from the surface or straight through it (the fan chooses then).
-    fn slide_toward_target(&self, agent: &SlotAgent, normal: Vec3) -> Option<Avoidance> {
+    fn slide_toward_target(&self, agent: &SlotAgent, normal: Vec3) -> Option<Vec3> {
         let wanted = unit(self.space.flat(agent.target? - agent.position))?;
         let normal = unit(self.space.flat(normal))?;
         let into = wanted.dot(normal);
@@ -215,7 +215,6 @@ impl Avoider<'_> {
         (along.length_squared() >= SLANT * SLANT)
             .then(|| unit(along))
             .flatten()
-            .map(Avoidance::Back)
     }
 
     /// How far ahead `agent` casts: from the look-ahead at rest to the one at max speed, in
