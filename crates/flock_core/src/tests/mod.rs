@@ -15,6 +15,14 @@ mod rules;
 mod velocity_obstacles;
 mod vicsek;
 
+/// The signed distance from `p` to the nearest of `walls` (negative inside one).
+fn gap_to(walls: &[Shape], p: Vec3) -> f32 {
+    walls
+        .iter()
+        .map(|w| w.distance(p))
+        .fold(f32::INFINITY, f32::min)
+}
+
 fn lattice(n_side: usize, spacing: f32) -> Vec<Vec3> {
     let mut out = Vec::new();
     for x in 0..n_side {

@@ -258,11 +258,7 @@ fn walls_keep_whole_bodies_out_and_gaps_narrower_than_a_body_closed() {
             crowd.step(0.05);
             for i in 0..crowd.len() {
                 let p = crowd.position(i);
-                let gap = walls
-                    .iter()
-                    .map(|w| w.distance(p))
-                    .fold(f32::INFINITY, f32::min);
-                deepest = deepest.max(radius - gap);
+                deepest = deepest.max(radius - super::gap_to(&walls, p));
             }
         }
         println!("{mode:?}: deepest {:.4} of the radius", deepest / radius);

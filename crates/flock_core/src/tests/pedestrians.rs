@@ -199,11 +199,7 @@ fn bottleneck(width: f32, n: usize, ticks_per_second: f32, turned: f32) -> (Vec<
         crowd.step(dt);
         for (i, at) in crossed.iter_mut().enumerate() {
             let p = crowd.position(i);
-            let gap = walls
-                .iter()
-                .map(|w| w.distance(p))
-                .fold(f32::INFINITY, f32::min);
-            deepest = deepest.max((radius - gap) / radius);
+            deepest = deepest.max((radius - super::gap_to(&walls, p)) / radius);
             if at.is_none() && (back * p).x > 0.0 {
                 *at = Some(tick as f32 * dt);
                 let agent = AgentInput {
