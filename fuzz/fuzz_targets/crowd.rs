@@ -183,6 +183,9 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
             crowd.set_standoff(i, vec3(u)?, u.arbitrary()?);
         }
         if u.ratio(1, 4)? {
+            crowd.set_speed_factor(i, u.arbitrary()?);
+        }
+        if u.ratio(1, 4)? {
             memory.wander = vec3(u)?;
             memory.last_force = Some(vec3(u)?);
         }

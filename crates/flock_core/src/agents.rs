@@ -7,7 +7,7 @@ use crate::obstacles::AvoidanceHold;
 use crate::roles::{Leader, Standoff};
 use crate::rules::prediction::Prediction;
 use crate::sanitise::{Checker, Correction, Value};
-use crate::tuning::Prepared;
+use crate::tuning::{LARGEST_PARAMETER, Prepared, SteeringLimits};
 
 /// Index of a parameter set added with [`Crowd::add_params`](crate::Crowd::add_params).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -131,6 +131,7 @@ pub(crate) struct Extras {
     leaders: Vec<Option<Leader>>,
     flows: Vec<Vec3>,
     standoffs: Vec<Option<Standoff>>,
+    speed_factors: Vec<f32>,
 }
 
 /// `column[i]`, or the empty value where the column is not that long.
@@ -158,6 +159,7 @@ impl Extras {
         self.leaders.clear();
         self.flows.clear();
         self.standoffs.clear();
+        self.speed_factors.clear();
     }
 
     /// Agent `i`'s memory.
@@ -258,6 +260,58 @@ impl Extras {
     pub(crate) fn set_standoff(&mut self, i: usize, len: usize, standoff: Option<Standoff>) {
         put(&mut self.standoffs, i, len, standoff);
     }
+
+    /// Every agent's speed factor.
+    #[inline]
+    pub(crate) fn speed_factors(&self) -> SpeedFactors<'_> {
+        SpeedFactors(&self.speed_factors)
+    }
+
+    /// Sets agent `i`'s speed factor (finite and positive), of a crowd of `len`.
+    pub(crate) fn set_speed_factor(&mut self, i: usize, len: usize, factor: f32) {
+        if factor == 1.0 && i >= self.speed_factors.len() {
+            return;
+        }
+        self.speed_factors.resize(len, 1.0);
+        self.speed_factors[i] = factor;
+    }
+}
+
+/// By agent index, the factor on each agent's speeds and force limit (see
+/// [`Crowd::set_speed_factor`](crate::Crowd::set_speed_factor)): 1 past the end, so that
+/// crowds without factors keep an empty column.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SpeedFactors<'a>(&'a [f32]);
+
+impl SpeedFactors<'_> {
+    /// Agent `i`'s factor.
+    #[inline]
+    pub(crate) fn of(self, i: usize) -> f32 {
+        self.0.get(i).copied().unwrap_or(1.0)
+    }
+
+    /// Agent `i`'s limits: `limits` with its speeds and force limit scaled by its factor,
+    /// each kept within [`LARGEST_PARAMETER`].
+    #[inline]
+    pub(crate) fn limits(self, i: usize, limits: &SteeringLimits) -> SteeringLimits {
+        match self.0.get(i) {
+            Some(&factor) if factor != 1.0 => {
+                let scale = |x: f32| (x * factor).min(LARGEST_PARAMETER);
+                SteeringLimits {
+                    max_speed: scale(limits.max_speed),
+                    min_speed: scale(limits.min_speed),
+                    max_force: scale(limits.max_force),
+                    ..*limits
+                }
+            }
+            _ => *limits,
+        }
+    }
+
+    /// The largest factor of any agent (1 where none is set).
+    pub(crate) fn largest(self) -> f32 {
+        self.0.iter().copied().fold(1.0, f32::max)
+    }
 }
 
 /// What integration changes of an agent.
@@ -286,6 +340,8 @@ pub(crate) struct SlotAgent<'a> {
     pub(crate) velocity: Vec3,
     pub(crate) heading: Vec3,
     pub(crate) params: &'a Prepared,
+    /// Its parameter set's limits, scaled by its speed factor.
+    pub(crate) limits: SteeringLimits,
     pub(crate) target: Option<Vec3>,
 }
 

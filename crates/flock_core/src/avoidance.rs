@@ -121,7 +121,7 @@ impl Avoider<'_> {
         out: &mut SlotAvoidance,
         obstacles: &Layered,
     ) {
-        let agent = self.index.slot_agent(self.params, slot);
+        let agent = (self.index).slot_agent(self.params, self.extras.speed_factors(), slot);
         if result.reused {
             // Its kept force already holds its avoidance; so does its hold.
             out.hold = self.extras.hold(agent.index);
@@ -182,7 +182,7 @@ impl Avoider<'_> {
         {
             out.hold = Some(self.hold(&agent, result.force, dir, (held, a), look_ahead, near));
         }
-        let limits = agent.params.params.limits;
+        let limits = agent.limits;
         let desired = self.space.flat(dir) * self.turning_speed(&agent);
         let avoid = limit_length(desired - agent.velocity, limits.max_force);
         let remaining = (limits.max_force - length(avoid)).max(0.0);
@@ -196,7 +196,7 @@ impl Avoider<'_> {
     /// Whether `agent` moves at `speed` (along the way that matters) at [`MAKING_WAY`] of its
     /// max speed or more.
     fn is_making_way(&self, agent: &SlotAgent, speed: f32) -> bool {
-        speed >= MAKING_WAY * agent.params.params.limits.max_speed
+        speed >= MAKING_WAY * agent.limits.max_speed
     }
 
     /// For `agent` standing pressed against a surface of outward `normal`, the way along it
@@ -221,7 +221,7 @@ impl Avoider<'_> {
     /// proportion to its speed, and no further than its target (one that stops short of a
     /// wall need not turn from it).
     fn look_ahead(&self, agent: &SlotAgent) -> f32 {
-        let limits = agent.params.params.limits;
+        let limits = agent.limits;
         let a = &self.settings;
         let fraction = if limits.max_speed > 0.0 {
             (length(agent.velocity) / limits.max_speed).clamp(0.0, 1.0)
@@ -271,7 +271,7 @@ impl Avoider<'_> {
     /// the speed seeking it asks for, so that an agent settling beside a wall is not sent off
     /// again.
     fn turning_speed(&self, agent: &SlotAgent) -> f32 {
-        let limits = agent.params.params.limits;
+        let limits = agent.limits;
         match agent.target {
             Some(target) if limits.arrival_radius > 0.0 => {
                 let distance = length(self.space.flat(target - agent.position));

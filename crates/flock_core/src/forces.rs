@@ -135,7 +135,8 @@ impl ForceInputs<'_> {
         // Agents of one cell sit in consecutive slots and share their stencil.
         let mut buffers = ScanBuffers::default();
         for (k, result) in out.iter_mut().enumerate() {
-            let agent = self.index.slot_agent(self.params, first_slot + k);
+            let factors = self.steering.extras.speed_factors();
+            let agent = self.index.slot_agent(self.params, factors, first_slot + k);
             if let Some(nearest) = nearest.as_deref_mut() {
                 // None unless the scan below keeps them: not last tick's, whose slots are
                 // those of the index before.

@@ -4,7 +4,7 @@
 
 use glam::Vec3;
 
-use crate::agents::{Body, Extras};
+use crate::agents::{Body, Extras, SpeedFactors};
 use crate::avoidance::AvoidancePass;
 use crate::executor::{ChunkExecutor, for_each_chunk_mut};
 use crate::forces::ForcePass;
@@ -31,6 +31,7 @@ pub(crate) struct Mover<'a> {
     pub(crate) added: &'a [Vec3],
     /// By agent index: its grid slot.
     pub(crate) slots: &'a [u32],
+    pub(crate) speed_factors: SpeedFactors<'a>,
     pub(crate) draws: Draws,
     pub(crate) executor: &'a (dyn ChunkExecutor + Send + Sync),
 }
@@ -95,7 +96,7 @@ impl Mover<'_> {
     #[inline]
     pub(crate) fn preferred_velocity(&self, i: usize, body: &Body, dt: f32) -> Vec3 {
         let params = &self.prepared_of(i).params;
-        let limits = params.limits;
+        let limits = self.speed_factors.limits(i, &params.limits);
         let force = match params.weights.blending {
             BlendMode::RuleLimitsOnly => self.total_force(i, limits.max_force),
             BlendMode::WeightedSum | BlendMode::Prioritised => {

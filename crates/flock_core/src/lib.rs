@@ -80,7 +80,7 @@ pub use simd::SimdPath;
 pub use space::Space;
 pub use tuning::{
     BlendMode, Boundary, FlockTuning, FlockWeights, LARGEST_PARAMETER, Perception, RuleStyle,
-    SHORTEST_RESPONSE_TIME, SteeringLimits, VelocityObstacles,
+    SHORTEST_RESPONSE_TIME, SteeringLimits, VelocityObstacles, walking_speed_factor,
 };
 
 #[cfg(test)]

@@ -82,3 +82,35 @@ pub(crate) fn rotation(axis: Vec3, angle: f32) -> Quat {
     let (sin, cos) = (libm::sinf(angle * 0.5), libm::cosf(angle * 0.5));
     Quat::from_xyzw(axis.x * sin, axis.y * sin, axis.z * sin, cos)
 }
+
+/// Random numbers for one agent in one tick, from the seed, the tick and the agent's index
+/// (splitmix64), so that they do not depend on how the pass is split.
+pub(crate) struct NoiseDraw(u64);
+
+impl NoiseDraw {
+    pub(crate) fn new(seed: u64, tick: u64, index: usize) -> Self {
+        Self(seed ^ tick.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (index as u64).rotate_left(32))
+    }
+
+    /// Uniform in the cube from -1 to 1 on each axis.
+    pub(crate) fn in_cube(&mut self) -> Vec3 {
+        Vec3::new(self.unit(), self.unit(), self.unit()) * 2.0 - 1.0
+    }
+
+    /// Uniform in `0..1`.
+    pub(crate) fn unit(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// Normally distributed with mean 0 and standard deviation 1 (Box and Muller 1958), with
+    /// libm's functions so that every platform draws the same.
+    pub(crate) fn standard_normal(&mut self) -> f32 {
+        let radius = libm::sqrtf(-2.0 * libm::logf(1.0 - self.unit()));
+        radius * libm::cosf(core::f32::consts::TAU * self.unit())
+    }
+}

@@ -274,7 +274,7 @@ impl Crowd {
         let Some(target) = self.agents.targets.get(i).copied().flatten() else {
             return false;
         };
-        let max_speed = self.params_of(i).limits.max_speed;
+        let max_speed = self.limits_of(i).max_speed;
         let position = self.agents.bodies[i].position;
         match lead_aim(self.space, position, target, velocity, max_speed) {
             Some(aim) => {

@@ -22,7 +22,7 @@ use crate::maths::{length, limit_length, unit};
 use crate::neighbours::NeighbourIndex;
 use crate::roles::{Leader, Standoff, Threat};
 use crate::rules::wander::Draws;
-use crate::tuning::{FlockTuning, Prepared};
+use crate::tuning::{FlockTuning, Prepared, SteeringLimits};
 use crate::velocity_obstacles::{VelocityInputs, VelocityStep};
 
 /// A crowd of agents in contiguous buffers, stepped one tick at a time.
@@ -140,6 +140,7 @@ impl Crowd {
             tick: self.tick,
             forces: &self.forces,
             preferred: &self.velocity_step.preferred,
+            speed_factors: self.agents.extras.speed_factors(),
             executor: &*self.executor,
         }
     }
@@ -184,6 +185,13 @@ impl Crowd {
     #[inline]
     pub fn params_of(&self, i: usize) -> &FlockTuning {
         &self.prepared_of(i).params
+    }
+
+    /// Agent `i`'s limits: its parameter set's, with the speeds and the force limit scaled by
+    /// its [speed factor](Self::set_speed_factor).
+    pub fn limits_of(&self, i: usize) -> SteeringLimits {
+        let limits = &self.params_of(i).limits;
+        self.agents.extras.speed_factors().limits(i, limits)
     }
 
     /// The parameters agent `i` uses, with what the passes derive from them.
@@ -292,10 +300,29 @@ impl Crowd {
         true
     }
 
+    /// Makes agent `i` `factor` times as fast as its parameter set: its max and min speeds
+    /// and its max force are scaled, so that one parameter set serves a crowd with a spread of
+    /// walking speeds (see [`walking_speed_factor`](crate::walking_speed_factor)). It holds
+    /// until set again or the crowd is [cleared](Self::clear). A factor that is not finite and
+    /// positive is ignored; returns whether it was kept.
+    pub fn set_speed_factor(&mut self, i: usize, factor: f32) -> bool {
+        if i >= self.len() || !(factor.is_finite() && factor > 0.0) {
+            return false;
+        }
+        self.agents.extras.set_speed_factor(i, self.len(), factor);
+        true
+    }
+
+    /// Agent `i`'s speed factor (see [`set_speed_factor`](Self::set_speed_factor)); 1 unless
+    /// set.
+    pub fn speed_factor(&self, i: usize) -> f32 {
+        self.agents.extras.speed_factors().of(i)
+    }
+
     /// Agent `i`'s accumulated steering force so far this tick: the force pass's (once it ran)
     /// plus what [`add_force`](Self::add_force) added.
     pub fn force(&self, i: usize) -> Vec3 {
-        self.total_force(i, self.params_of(i).limits.max_force)
+        self.total_force(i, self.limits_of(i).max_force)
     }
 
     /// The force pass's force plus the added ones. Should the sum overflow (forces near

@@ -215,6 +215,7 @@ impl Crowd {
             forces: &self.forces,
             added: &self.agents.added,
             slots: self.index.grid.slots(),
+            speed_factors: self.agents.extras.speed_factors(),
             draws: self.draws(),
             executor: &*self.executor,
         }

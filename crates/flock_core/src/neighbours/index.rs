@@ -1,6 +1,6 @@
 //! [`NeighbourIndex`]: the grid, and the agents copied into its cell order.
 
-use crate::agents::{Agents, Gathered, SlotAgent};
+use crate::agents::{Agents, Gathered, SlotAgent, SpeedFactors};
 use crate::executor::{ChunkExecutor, for_each_chunk_mut};
 use crate::prefetch::prefetch_mapped;
 use crate::tuning::Prepared;
@@ -72,17 +72,25 @@ impl NeighbourIndex {
     }
 
     /// The agent in sorted `slot`, as the force and avoidance passes read it, with its
-    /// parameter set from `params`.
+    /// parameter set from `params` and its limits scaled by its speed factor.
     #[inline]
-    pub(crate) fn slot_agent<'a>(&self, params: &'a [Prepared], slot: usize) -> SlotAgent<'a> {
+    pub(crate) fn slot_agent<'a>(
+        &self,
+        params: &'a [Prepared],
+        factors: SpeedFactors,
+        slot: usize,
+    ) -> SlotAgent<'a> {
         let gathered = &self.gathered[slot];
+        let index = gathered.index as usize;
+        let params = &params[gathered.params as usize];
         SlotAgent {
-            index: gathered.index as usize,
+            index,
             slot,
             position: gathered.body.position,
             velocity: gathered.body.velocity,
             heading: gathered.body.heading,
-            params: &params[gathered.params as usize],
+            params,
+            limits: factors.limits(index, &params.params.limits),
             target: gathered.target,
         }
     }

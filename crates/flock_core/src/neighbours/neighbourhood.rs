@@ -483,11 +483,14 @@ impl crate::Crowd {
     /// [`build_index`](Self::build_index).
     pub(crate) fn both_scans(&self) -> Vec<(Option<Scan>, Scan)> {
         let mut buffers = ScanBuffers::default();
+        let factors = self.agents.extras.speed_factors();
         (0..self.len())
             .map(|i| {
-                let agent = self
-                    .index
-                    .slot_agent(&self.params, self.index.grid.slots()[i] as usize);
+                let agent = self.index.slot_agent(
+                    &self.params,
+                    factors,
+                    self.index.grid.slots()[i] as usize,
+                );
                 let mut around = Neighbourhood::new(&self.index, self.space, &agent, &mut buffers);
                 let lanes = around.scan_lanes();
                 let exact = around.scan_exact();

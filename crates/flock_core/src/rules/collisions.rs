@@ -32,5 +32,5 @@ pub(crate) fn sidestep(agent: &SlotAgent, collision: Collision, space: Space) ->
         _ => unit(-offset).unwrap_or(Vec3::ZERO),
     };
     let urgency = 1.0 - collision.time / params.perception.collision_horizon;
-    away * params.limits.max_force * urgency.clamp(0.0, 1.0)
+    away * agent.limits.max_force * urgency.clamp(0.0, 1.0)
 }

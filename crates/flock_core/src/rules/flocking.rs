@@ -12,7 +12,7 @@ use super::response::respond;
 use crate::Space;
 use crate::maths::{limit_length, unit};
 use crate::simd::Wide;
-use crate::tuning::{FlockTuning, RuleStyle};
+use crate::tuning::{FlockTuning, RuleStyle, SteeringLimits};
 
 /// Squared-distance floor of the separation term, so it stays finite (at most 100 per neighbour).
 pub(crate) const SEPARATION_FLOOR_SQ: f32 = 1e-4;
@@ -65,8 +65,8 @@ pub(crate) fn separation_divisor<D: SquaredDistance>(dist_sq: D, unit_over_squar
 }
 
 /// Separation, alignment and cohesion, each limited to the max force and not yet weighted, in
-/// `params`' [`RuleStyle`] (whose doc has the formulas), from an agent's neighbour sums and
-/// its velocity `v`. Zero where a rule has no neighbour to act on.
+/// `params`' [`RuleStyle`] (whose doc has the formulas) within the agent's `limits`, from its
+/// neighbour sums and its velocity `v`. Zero where a rule has no neighbour to act on.
 ///
 /// - Separation is the sum of pushes itself (vector style), or the direction to flee along.
 /// - Alignment is `mean(v_j) - v` (vector style), or the desired heading `mean(v_j)`.
@@ -76,8 +76,12 @@ pub(crate) fn separation_divisor<D: SquaredDistance>(dist_sq: D, unit_over_squar
 /// its own flock-mates, as in Vicsek et al. (1995): one more in the count and its own velocity
 /// in the sum (its offset from itself is zero).
 #[inline]
-pub(crate) fn forces(scan: &crate::neighbours::Scan, params: &FlockTuning, v: Vec3) -> [Vec3; 3] {
-    let limits = &params.limits;
+pub(crate) fn forces(
+    scan: &crate::neighbours::Scan,
+    params: &FlockTuning,
+    limits: &SteeringLimits,
+    v: Vec3,
+) -> [Vec3; 3] {
     let (mut mates, mut velocity_sum) = (scan.mates, scan.velocity_sum);
     if params.perception.counts_itself {
         mates += 1;

@@ -20,7 +20,7 @@ const LEADER_PATH_SECONDS: f32 = 1.0;
 /// velocity + arrival toward the station, at most max speed.
 #[inline]
 pub(crate) fn follow(agent: &SlotAgent, leader: &Leader, space: Space) -> (Vec3, Vec3) {
-    let limits = agent.params.params.limits;
+    let limits = agent.limits;
     let (p, v) = (agent.position, agent.velocity);
     let offset = space.flat(p - leader.position);
     let (clear_path, behind) = match unit(leader.velocity) {

@@ -33,7 +33,7 @@ pub(crate) fn seek(p: Vec3, v: Vec3, target: Vec3, limits: &SteeringLimits) -> V
 /// up to the max force.
 #[inline]
 pub(crate) fn flee(agent: &SlotAgent, threats: &[Threat], space: Space) -> Vec3 {
-    let limits = agent.params.params.limits;
+    let limits = agent.limits;
     let mut away = Vec3::ZERO;
     for threat in threats {
         let distance = length(space.flat(agent.position - threat.position));

@@ -12,7 +12,7 @@ use crate::roles::Standoff;
 /// speed.
 #[inline]
 pub(crate) fn standoff(agent: &SlotAgent, standoff: Standoff) -> Vec3 {
-    let limits = agent.params.params.limits;
+    let limits = agent.limits;
     let desired = standoff.away * limits.max_speed * standoff.urgency;
     respond(desired, agent.velocity, &limits)
 }

@@ -28,13 +28,13 @@ impl Steering<'_> {
     #[inline]
     pub(crate) fn force(&self, agent: &SlotAgent, scan: &Scan) -> Vec3 {
         let params = &agent.params.params;
-        let (w, limits) = (params.weights, params.limits);
+        let (w, limits) = (params.weights, agent.limits);
         let (p, v) = (agent.position, agent.velocity);
         let extras = self.extras;
 
         let mut forces = [Vec3::ZERO; Behaviour::COUNT];
         let mut set = |behaviour: Behaviour, force: Vec3| forces[behaviour as usize] = force;
-        let [separation, alignment, cohesion] = flocking::forces(scan, params, v);
+        let [separation, alignment, cohesion] = flocking::forces(scan, params, &limits, v);
         set(Behaviour::Separation, separation * w.separation);
         set(Behaviour::Alignment, alignment * w.alignment);
         set(Behaviour::Cohesion, cohesion * w.cohesion);

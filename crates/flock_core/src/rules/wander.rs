@@ -7,7 +7,7 @@ use glam::Vec3;
 
 use super::response::respond;
 use crate::agents::{Extras, SlotAgent};
-use crate::maths::{rotation, unit};
+use crate::maths::{NoiseDraw, rotation, unit};
 use crate::space::Space;
 use crate::tuning::FlockWeights;
 
@@ -21,7 +21,7 @@ const WANDER_STREAM: u64 = 0x5741_4E44_4552_0001;
 /// of it, in the unit direction `point` from the sphere's centre.
 #[inline]
 pub(crate) fn wander(agent: &SlotAgent, point: Vec3, space: Space) -> Vec3 {
-    let limits = agent.params.params.limits;
+    let limits = agent.limits;
     let ahead = unit(space.flat(agent.velocity))
         .or_else(|| unit(agent.heading))
         .unwrap_or(Vec3::ZERO);
@@ -95,30 +95,5 @@ impl Draws {
             }
         };
         space.flat(rotation(axis, angle) * v)
-    }
-}
-
-/// Random numbers for one agent in one tick, from the seed, the tick and the agent's index
-/// (splitmix64), so that they do not depend on how the pass is split.
-pub(crate) struct NoiseDraw(u64);
-
-impl NoiseDraw {
-    pub(crate) fn new(seed: u64, tick: u64, index: usize) -> Self {
-        Self(seed ^ tick.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (index as u64).rotate_left(32))
-    }
-
-    /// Uniform in the cube from -1 to 1 on each axis.
-    pub(crate) fn in_cube(&mut self) -> Vec3 {
-        Vec3::new(self.unit(), self.unit(), self.unit()) * 2.0 - 1.0
-    }
-
-    /// Uniform in `0..1`.
-    pub(crate) fn unit(&mut self) -> f32 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 40) as f32 / (1u64 << 24) as f32
     }
 }

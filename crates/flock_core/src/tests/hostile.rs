@@ -258,6 +258,7 @@ proptest! {
         obstacles in proptest::collection::vec(nasty_shape(), 0..4),
         leader in (nasty_vec3(), nasty_vec3(), nasty_f32()),
         flow in nasty_vec3(),
+        speed_factor in nasty_f32(),
         detail in proptest::option::of((nasty_vec3(), nasty_f32(), 0_u32..4)),
     ) {
         let mut crowd = Crowd::new(space);
@@ -285,6 +286,7 @@ proptest! {
                 crowd.set_leader(i, Some(leader));
                 crowd.set_flow(i + 1, flow);
                 crowd.set_standoff(i, flow, distance);
+                crowd.set_speed_factor(i + 1, speed_factor);
             }
             crowd.set_executor(ScopedThreads(threads));
             crowd.build_index();
@@ -300,7 +302,7 @@ proptest! {
             // Integration keeps every agent within its speed limit, or (where the new state
             // would not be finite) leaves it as it was.
             for (i, &old) in before.iter().enumerate() {
-                let (v, limit) = (crowd.velocity(i), crowd.params_of(i).limits.max_speed);
+                let (v, limit) = (crowd.velocity(i), crowd.limits_of(i).max_speed);
                 let within = crate::maths::length(v) <= limit * (1.0 + 1e-5);
                 prop_assert!(within || v == old, "agent {i}: {v} over {limit}");
             }

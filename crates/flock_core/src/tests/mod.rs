@@ -14,6 +14,7 @@ mod progress;
 mod rules;
 mod velocity_obstacles;
 mod vicsek;
+mod walking_speeds;
 
 /// The signed distance from `p` to the nearest of `walls` (negative inside one).
 fn gap_to(walls: &[Shape], p: Vec3) -> f32 {

@@ -6,6 +6,8 @@
 mod checks;
 mod recipes;
 
+pub use recipes::walking_speed_factor;
+
 use glam::Vec3;
 
 #[cfg(feature = "bevy")]

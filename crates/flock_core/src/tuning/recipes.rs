@@ -2,6 +2,8 @@
 
 use glam::Vec3;
 
+use crate::maths::NoiseDraw;
+
 use super::{
     BlendMode, Boundary, FlockTuning, FlockWeights, Perception, RuleStyle, SteeringLimits,
     VelocityObstacles,
@@ -21,6 +23,26 @@ const TIME_GAP: f32 = 0.6;
 /// The breadth of a pedestrian's body, m: the 0.2 m radius crowd simulators give a person,
 /// about the shoulder breadth in Weidmann (1993).
 const BODY_BREADTH: f32 = 0.4;
+/// The spread of free walking speeds, m/s: the standard deviation in Weidmann (1993).
+const WALKING_SPEED_SPREAD: f32 = 0.26;
+/// The slowest and the fastest free walking speed drawn, m/s: Vadere's bounds on its normal
+/// distribution of free speeds (Kleinmeier et al. 2019, "Vadere: an open-source simulation
+/// framework to promote interdisciplinary understanding", Collective Dynamics 4).
+const WALKING_SPEED_RANGE: (f32, f32) = (0.5, 2.2);
+/// Mixed into the key of a walking speed's draw, so that it is no other draw's.
+const WALKING_SPEED_STREAM: u64 = 0x5741_4C4B_5350_4544;
+
+/// A [speed factor](crate::Crowd::set_speed_factor) that gives a pedestrian of the
+/// [`FlockTuning::pedestrian`] recipe its own free walking speed, drawn from Weidmann's
+/// (1993) normal distribution of free speeds, 1.34 m/s with a standard deviation of 0.26 m/s,
+/// kept within 0.5-2.2 m/s. The same `key` (an agent's id, mixed with the game's seed)
+/// always draws the same factor, on every platform.
+pub fn walking_speed_factor(key: u64) -> f32 {
+    let mut draw = NoiseDraw::new(key ^ WALKING_SPEED_STREAM, 0, 0);
+    let speed = FREE_WALKING_SPEED + WALKING_SPEED_SPREAD * draw.standard_normal();
+    let (slowest, fastest) = WALKING_SPEED_RANGE;
+    speed.clamp(slowest, fastest) / FREE_WALKING_SPEED
+}
 
 impl FlockTuning {
     /// Vicsek et al.'s (1995) self-propelled particles, with noise `eta` (radians, 0 to
@@ -152,7 +174,9 @@ impl FlockTuning {
     /// 2011) over a 2 s horizon, the ten nearest within 4 m counted, and a time gap of 0.6 s
     /// to the body ahead (Tordeux et al. 2016), so that the crowd slows as it packs as
     /// Weidmann (1993) measured: 1.0 m/s at 1 person per m², 0.5 at 2, 0.3 at 3, 0.17 to 0.23
-    /// at 4 (his 1.06, 0.61, 0.33, 0.16). People in a crowd neither
+    /// at 4 (his 1.06, 0.61, 0.33, 0.16). Every agent walks at the same free speed unless
+    /// given its own with [`Crowd::set_speed_factor`](crate::Crowd::set_speed_factor) (see
+    /// [`walking_speed_factor`] for Weidmann's spread). People in a crowd neither
     /// align nor cohere, so the flocking rules are off; they slow down within half a metre of
     /// their target and count as there within 0.3 m. Give the crowd's walls as obstacles or a
     /// [`Boundary`].

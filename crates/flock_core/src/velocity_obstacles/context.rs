@@ -5,6 +5,7 @@ use core::ops::Range;
 
 use glam::{IVec3, Vec3};
 
+use crate::agents::SpeedFactors;
 use crate::executor::ChunkExecutor;
 use crate::forces::ForcePass;
 use crate::neighbours::NeighbourIndex;
@@ -28,6 +29,8 @@ pub(crate) struct VelocityInputs<'a> {
     /// By agent index: the velocity the rules and limits ask for (see
     /// [`VelocityStep::preferred`]).
     pub(crate) preferred: &'a [Vec3],
+    /// By agent index: the factor on its speeds.
+    pub(crate) speed_factors: SpeedFactors<'a>,
     pub(crate) executor: &'a (dyn ChunkExecutor + Send + Sync),
 }
 
@@ -124,11 +127,12 @@ impl VelocityInputs<'_> {
         self.index.gathered.len()
     }
 
-    /// The highest max speed of any agent.
+    /// The highest max speed of any agent (or above it, where speed factors differ).
     pub(super) fn fastest(&self) -> f32 {
-        (self.params.iter())
+        let fastest_set = (self.params.iter())
             .map(|p| p.params.limits.max_speed)
-            .fold(0.0, f32::max)
+            .fold(0.0, f32::max);
+        fastest_set * self.speed_factors.largest()
     }
 
     /// What every agent's choice in a tick of `dt` among `obstacles` shares.

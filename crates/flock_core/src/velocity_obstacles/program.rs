@@ -4,10 +4,9 @@
 use glam::Vec3;
 
 use crate::agents::Gathered;
-use crate::maths::{length, limit_length, unit};
+use crate::maths::{NoiseDraw, length, limit_length, unit};
 use crate::obstacles::{Layered, ObstacleQuery};
 use crate::rules::flocking::coincident_direction;
-use crate::rules::wander::NoiseDraw;
 use crate::space::Space;
 use crate::tuning::{Boundary, Perception, Prepared, VelocityObstacles};
 
@@ -80,7 +79,10 @@ impl VelocityInputs<'_> {
         }
         let own = prepared.params.perception;
         let mut headway = Headway::new(preferred, own.time_gap);
-        let max_speed = prepared.params.limits.max_speed;
+        let index = agent.index as usize;
+        let max_speed = (self.speed_factors)
+            .limits(index, &prepared.params.limits)
+            .max_speed;
         let velocity = agent.body.velocity;
         let dt = tick.dt;
         let Scratch {
