@@ -7,6 +7,7 @@ use crate::*;
 
 mod admission;
 mod determinism;
+mod fundamental_diagram;
 mod hostile;
 mod obstacles;
 mod pedestrians;

@@ -105,6 +105,25 @@ fn a_speed_factor_scales_how_fast_an_agent_walks() {
     }
 }
 
+/// A pedestrian walking 1.3 times as fast as the one 3 m ahead of it on the same line, in the
+/// open, overtakes it: velocity obstacles take each agent's own speed, and the faster one
+/// passes rather than following. (Their targets are a metre apart, so that the first there
+/// does not stand on the other's.)
+#[test]
+fn a_faster_pedestrian_overtakes_a_slower_one() {
+    let mut crowd = walkers(&[
+        (Vec3::new(3.0, 0.0, 0.0), 1.0, Vec3::new(40.0, 0.5, 0.0)),
+        (Vec3::ZERO, 1.3, Vec3::new(40.0, -0.5, 0.0)),
+    ]);
+    let times = arrivals(&mut crowd, 60.0);
+    println!("slower ahead, faster behind: {times:?} s");
+    let (slower, faster) = (times[0].unwrap(), times[1].unwrap());
+    assert!(
+        faster < slower,
+        "the faster arrives at {faster} s, the slower at {slower} s"
+    );
+}
+
 /// A factor that is not finite and positive, or for an agent the crowd does not have, is
 /// refused, and the agent keeps the speed it had.
 #[test]

@@ -315,8 +315,8 @@ pub struct Perception {
     /// ahead of it: it walks no faster than it could cover the free distance to that body in
     /// this time (the collision-free speed model, Tordeux, Chraibi and Seyfried 2016), so
     /// that a crowd slows as it packs, as people do (see [`FlockTuning::pedestrian`]). A body
-    /// coming the other way does not count: the velocity obstacles pass it. 0 (the default)
-    /// keeps no gap.
+    /// coming the other way does not count: the velocity obstacles pass it. One with a lower
+    /// max speed is overtaken where a lane beside is free. 0 (the default) keeps no gap.
     pub time_gap: f32,
     /// How much the agent keeps its way in velocity-obstacle avoidance: of two agents that
     /// avoid each other, each takes the share `other / (own + other)` of each manoeuvre, so the

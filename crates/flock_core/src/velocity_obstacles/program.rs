@@ -78,7 +78,7 @@ impl VelocityInputs<'_> {
             return (preferred, false);
         }
         let own = prepared.params.perception;
-        let mut headway = Headway::new(preferred, own.time_gap);
+        let mut headway = Headway::new(preferred, own.time_gap, self.space);
         let index = agent.index as usize;
         let max_speed = (self.speed_factors)
             .limits(index, &prepared.params.limits)
@@ -106,7 +106,7 @@ impl VelocityInputs<'_> {
         let first_encounter = encounters.len();
         for near in near.iter() {
             let (encounter, _) = self.encounter(agent.index, &own, near);
-            headway.see(&encounter);
+            headway.see(&encounter, near.slot);
             if solid {
                 if let Some(bound) = contact(&encounter, dt, max_speed) {
                     bounds.push(bound);
@@ -116,7 +116,8 @@ impl VelocityInputs<'_> {
                 encounters.push(&as_programmed(&encounter), velocity);
             }
         }
-        let preferred = headway.kept(preferred);
+        let leader_max_speed = |slot| self.max_speed_in(slot);
+        let preferred = headway.kept(preferred, max_speed, leader_max_speed);
         let preferred = self.slid_along_surface(agent, prepared, preferred, tick);
         scratch.pending.push(Pending {
             at,
@@ -181,6 +182,13 @@ impl VelocityInputs<'_> {
             pending.preferred
         };
         (chosen, may_overlap)
+    }
+
+    /// The max speed of the agent in grid `slot`, its speed factor taken in.
+    fn max_speed_in(&self, slot: usize) -> f32 {
+        let params = &self.params[self.index.lanes.params(slot) as usize].params;
+        let index = self.index.grid.order()[slot] as usize;
+        self.speed_factors.limits(index, &params.limits).max_speed
     }
 
     /// The encounter of agent `index` (perceiving as `own`) with its neighbour `near`, with
