@@ -18,6 +18,7 @@ mod presets;
 mod queries;
 mod rules;
 mod schedule;
+mod speeds;
 mod squads;
 mod support;
 mod terrain;

@@ -20,6 +20,7 @@ mod plugin;
 pub mod presets;
 mod schedule;
 mod simulation;
+mod speeds;
 mod squads;
 mod states;
 mod step;
@@ -45,6 +46,7 @@ pub use plugin::{FlockingPlugin, FlockingPlugins};
 pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
 pub use schedule::FlockingSystems;
 pub use simulation::{FlockSimulation, NearbyAgent};
+pub use speeds::SpeedFactor;
 pub use squads::{
     Combatant, Formation, PotentialField, SUPPORT_MARGIN, SquadsPlugin, UNARMED_MARGIN,
 };
@@ -65,8 +67,8 @@ pub mod prelude {
         Destination, DetailFocus, Flock, FlockMetrics, FlockSimulation, FlockTuning, FlockWeights,
         FlockingConfig, FlockingPlugins, FlockingSystems, FlowField, FollowLeader, Formation,
         InFlock, LeaderLost, LevelOfDetail, NearbyAgent, Obstacle, ObstacleAvoidance, Perception,
-        PotentialField, Predator, RuleStyle, SquadsPlugin, SteeringLimits, Target, TargetReached,
-        Velocity, VelocityObstacles,
+        PotentialField, Predator, RuleStyle, SpeedFactor, SquadsPlugin, SteeringLimits, Target,
+        TargetReached, Velocity, VelocityObstacles,
     };
     #[cfg(feature = "bevy_gizmos")]
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};

@@ -19,6 +19,7 @@ use crate::flow::FlowFieldsPlugin;
 use crate::obstacles::BuiltInObstaclesPlugin;
 use crate::schedule::{FlockingSystems, Step, chain_stages};
 use crate::simulation::FlockSimulation;
+use crate::speeds::{self, SpeedFactor};
 use crate::states::BehaviourStatesPlugin;
 use crate::{backend, extract, step};
 
@@ -157,7 +158,8 @@ impl Plugin for FlockingPlugin {
             .register_type::<ObstacleAvoidance>()
             .register_type::<FlockTuning>()
             .register_type::<FlockingConfig>()
-            .register_type::<DefaultFlock>();
+            .register_type::<DefaultFlock>()
+            .register_type::<SpeedFactor>();
 
         app.insert_resource(FlockingConfig {
             space: self.space,
@@ -192,6 +194,7 @@ impl FlockingPlugin {
                     .chain()
                     .in_set(Step::CopyAgents),
                 extract::extract_leaders.in_set(Step::CopyLeaders),
+                speeds::extract_speed_factors.in_set(Step::CopySpeeds),
                 extract::extract_predators.in_set(Step::CopyPredators),
                 step::apply_obstacles.in_set(Step::ApplyObstacles),
                 step::accumulate_forces.in_set(Step::Forces),

@@ -59,6 +59,8 @@ pub(crate) enum Step {
     CopyAgents,
     /// Neighbour lookup: followers given their leaders.
     CopyLeaders,
+    /// Neighbour lookup: agents' speed factors handed over.
+    CopySpeeds,
     /// Neighbour lookup: predators handed over as threats.
     CopyPredators,
     /// Neighbour lookup: flow fields sampled for their flocks' agents.
@@ -124,6 +126,7 @@ pub(crate) fn chain_stages(app: &mut App, schedule: InternedScheduleLabel) {
             (
                 Step::CopyAgents,
                 Step::CopyLeaders,
+                Step::CopySpeeds,
                 Step::CopyPredators,
                 Step::CopyFlows,
                 Step::CopyStandoffs,
