@@ -12,6 +12,7 @@ mod hostile;
 mod obstacles;
 mod pedestrians;
 mod progress;
+mod rimea;
 mod rules;
 mod velocity_obstacles;
 mod vicsek;
