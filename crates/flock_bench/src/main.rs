@@ -40,6 +40,10 @@
 //! dense crowd) in every avoidance mode and what the velocity-obstacle step costs, and prints
 //! its section of the report (see the `crowds` module); `-- --only crowd-cost` runs only what
 //! the step costs (with `--agents N`, at N agents only).
+//! `-- --only pedestrians` walks the pedestrian recipe and three variants of its avoidance
+//! through the validation scenes (RiMEA's tests, bottlenecks, a two-way corridor), writes
+//! `fundamental-diagram.svg` and `bottleneck-flow.svg`, and prints its section of the report
+//! (see the `pedestrians` module).
 //! `-- --only plugin --pause-ms 14` sleeps 14 ms before each timed plugin tick (with Bevy's
 //! default pools too, `--only plugin-default-pool`), as a game's frame at 60 Hz leaves the cores
 //! idle between ticks.
@@ -55,6 +59,8 @@ mod harness;
 mod kernel_cases;
 mod lab;
 mod options;
+mod pedestrian_plots;
+mod pedestrians;
 mod planning;
 mod plugin_cases;
 mod report;
@@ -116,6 +122,10 @@ fn run_section_alone(options: &Options) -> bool {
         Some("crowds") => {
             let report = crowds::measure(ticks, rounds);
             println!("\n{}", crowds::section(&report, ticks, rounds));
+        }
+        Some("pedestrians") => {
+            let reports = pedestrians::measure();
+            println!("\n{}", pedestrians::section(&reports));
         }
         Some("crowd-cost") => {
             let agents = options

@@ -7,12 +7,10 @@ use crate::*;
 
 mod admission;
 mod determinism;
-mod fundamental_diagram;
 mod hostile;
 mod obstacles;
 mod pedestrians;
 mod progress;
-mod rimea;
 mod rules;
 mod velocity_obstacles;
 mod vicsek;

@@ -1,0 +1,329 @@
+//! Pedestrians against the tests crowd simulators are validated with: every scene of the
+//! `flock_validation` crate, walked in each velocity-obstacle mode at 20 ticks a second, with
+//! the fundamental diagram and the bottleneck's flow plotted against the references (the
+//! `pedestrian_plots` module).
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use flock_core::{FlockTuning, Perception, VelocityObstacles};
+use flock_validation::bottleneck::{self, TURNS, WIDTHS};
+use flock_validation::corridors;
+use flock_validation::fundamental_diagram::{
+    DENSITIES, mean_speed_at_density, tolerance, weidmann_speed,
+};
+use flock_validation::rimea::{self, Run, Standing};
+
+use crate::pedestrian_plots::{plot_bottleneck, plot_fundamental_diagram};
+
+/// The tick rate every scene is walked at here (the validation tests add 64).
+pub(crate) const TICKS_PER_SECOND: f32 = 20.0;
+
+/// A way of tuning the crowd.
+#[derive(Clone, Copy)]
+pub(crate) struct Mode {
+    pub(crate) name: &'static str,
+    pub(crate) tuning: FlockTuning,
+}
+
+impl Mode {
+    /// The recipe, and the recipe with its avoidance changed: without the time gap, `Solid`,
+    /// and no velocity obstacles at all.
+    fn all() -> [Mode; 4] {
+        let recipe = FlockTuning::pedestrian();
+        let with = |mode: VelocityObstacles, time_gap: f32| FlockTuning {
+            perception: Perception {
+                velocity_obstacles: mode,
+                time_gap,
+                ..recipe.perception
+            },
+            ..recipe
+        };
+        let gap = recipe.perception.time_gap;
+        [
+            Mode {
+                name: "pedestrian recipe (Reciprocal, time gap 0.6 s)",
+                tuning: recipe,
+            },
+            Mode {
+                name: "Reciprocal, no time gap",
+                tuning: with(VelocityObstacles::Reciprocal, 0.0),
+            },
+            Mode {
+                name: "Solid, time gap 0.6 s",
+                tuning: with(VelocityObstacles::Solid, gap),
+            },
+            Mode {
+                name: "no avoidance between people",
+                tuning: with(VelocityObstacles::Off, gap),
+            },
+        ]
+    }
+}
+
+/// What one mode measured.
+pub(crate) struct ModeReport {
+    pub(crate) mode: Mode,
+    rimea_1: Option<f32>,
+    /// By density: the spread crowd's and the one-speed crowd's mean speed.
+    pub(crate) speeds: Vec<(f32, f32)>,
+    /// By width: the median over the turns of the flow (people a second), and the spread of
+    /// the turns' flows about it (largest share off the median).
+    pub(crate) flows: Vec<(f32, f32)>,
+    /// Whether everyone got through every door, and the deepest body in a wall.
+    doors: (bool, f32),
+    two_way: (Option<f32>, f32),
+    mixed_lanes: f32,
+    rimea_6: (Option<f32>, f32),
+    rimea_12: (Option<f32>, usize, usize),
+    rimea_9: (Option<f32>, Option<f32>),
+    seconds: f32,
+}
+
+/// Walks every scene in every mode.
+pub(crate) fn measure() -> Vec<ModeReport> {
+    let mixed_lanes = {
+        let off = Mode::all()[3].tuning;
+        corridors::two_way(&off, 50, TICKS_PER_SECOND).lanes
+    };
+    Mode::all()
+        .into_iter()
+        .map(|mode| {
+            let started = Instant::now();
+            let report = measure_mode(mode, mixed_lanes);
+            println!("{}: {:.0} s", mode.name, started.elapsed().as_secs_f32());
+            ModeReport {
+                seconds: started.elapsed().as_secs_f32(),
+                ..report
+            }
+        })
+        .collect()
+}
+
+fn measure_mode(mode: Mode, mixed_lanes: f32) -> ModeReport {
+    let tuning = &mode.tuning;
+    let rate = TICKS_PER_SECOND;
+    let speeds = (DENSITIES.iter())
+        .map(|&d| {
+            let spread = mean_speed_at_density(tuning, d, rate, true);
+            (spread, mean_speed_at_density(tuning, d, rate, false))
+        })
+        .collect();
+    let mut doors = (true, 0.0_f32);
+    let flows = (WIDTHS.iter())
+        .map(|&width| {
+            let mut flows: Vec<f32> = (TURNS.iter())
+                .map(|&turned| {
+                    let run = bottleneck::crossing(tuning, width, rate, turned);
+                    doors.0 &= run.times.len() == bottleneck::PEOPLE;
+                    doors.1 = doors.1.max(run.deepest);
+                    if run.times.len() > 20 {
+                        run.flow()
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            flows.sort_by(f32::total_cmp);
+            let median = flows[1];
+            let off = (flows.iter())
+                .map(|f| (f - median).abs() / median)
+                .fold(0.0, f32::max);
+            (median, off)
+        })
+        .collect();
+    let two_way = corridors::two_way(tuning, 50, rate);
+    let run = |seconds: f32| Run {
+        tuning: *tuning,
+        threads: 2,
+        ..Run::pedestrians(rate, seconds)
+    };
+    let corner = rimea::walk(&rimea::corner(), &run(120.0), &mut |_| {});
+    let mut exit = Standing {
+        zone: 4.0..6.0,
+        most: 0,
+    };
+    let mut entrance = Standing {
+        zone: -3.0..0.0,
+        most: 0,
+    };
+    let series = rimea::walk(&rimea::bottlenecks_in_series(), &run(600.0), &mut |c| {
+        entrance.count(c);
+        exit.count(c);
+    });
+    let hall = |both: bool| rimea::walk(&rimea::hall(both), &run(1800.0), &mut |_| {}).out;
+    ModeReport {
+        mode,
+        rimea_1: corridors::rimea_1(tuning, rate),
+        speeds,
+        flows,
+        doors,
+        two_way: (two_way.out, two_way.lanes),
+        mixed_lanes,
+        rimea_6: (corner.out, corner.deepest),
+        rimea_12: (series.out, entrance.most, exit.most),
+        rimea_9: (hall(true), hall(false)),
+        seconds: 0.0,
+    }
+}
+
+/// "yes" or "**no**".
+fn pass(ok: bool) -> &'static str {
+    if ok { "yes" } else { "**no**" }
+}
+
+/// `seconds` as a time, or that not everyone made it.
+fn time(seconds: Option<f32>) -> String {
+    seconds.map_or("not all".to_string(), |s| format!("{s:.1} s"))
+}
+
+/// The cells of one test's row, a cell per mode.
+fn row(
+    out: &mut String,
+    test: &str,
+    reference: &str,
+    reports: &[ModeReport],
+    cell: impl Fn(&ModeReport) -> String,
+) {
+    let cells: Vec<String> = reports.iter().map(cell).collect();
+    let _ = writeln!(out, "| {test} | {reference} | {} |", cells.join(" | "));
+}
+
+/// The validation table: a row per test, a column per mode.
+fn table(reports: &[ModeReport]) -> String {
+    let mut out = String::new();
+    let names: Vec<&str> = reports.iter().map(|r| r.mode.name).collect();
+    let _ = writeln!(out, "| test | reference | {} |", names.join(" | "));
+    let _ = writeln!(out, "|---|---|{}", "---|".repeat(reports.len()));
+    row(
+        &mut out,
+        "RiMEA 1: one person, 40 m corridor",
+        "26-34 s",
+        reports,
+        |r| {
+            let ok = r.rimea_1.is_some_and(|s| (26.0..=34.0).contains(&s));
+            format!("{} ({})", time(r.rimea_1), pass(ok))
+        },
+    );
+    for (label, spread) in [("spread speeds", true), ("one speed", false)] {
+        for (k, &density) in DENSITIES.iter().enumerate() {
+            let test = format!("RiMEA 4, {label}: m/s at {density} per m²");
+            let reference = format!(
+                "Weidmann {:.2} ± {:.2}",
+                weidmann_speed(density),
+                tolerance(density)
+            );
+            row(&mut out, &test, &reference, reports, |r| {
+                let (with_spread, one) = r.speeds[k];
+                let speed = if spread { with_spread } else { one };
+                let ok = (speed - weidmann_speed(density)).abs() <= tolerance(density);
+                format!("{speed:.2} ({})", pass(ok))
+            });
+        }
+    }
+    for (k, &width) in WIDTHS.iter().enumerate() {
+        let test = format!("bottleneck {width} m: specific flow, per m per s (turns' spread)");
+        let in_range = width >= 1.2;
+        let reference = if in_range {
+            "1.5-2.2, turns within 10%"
+        } else {
+            "rising with the width"
+        };
+        row(&mut out, &test, reference, reports, |r| {
+            let (flow, off) = r.flows[k];
+            let specific = flow / width;
+            let rising = k == 0 || flow > r.flows[k - 1].0;
+            let ok = rising && (!in_range || ((1.5..=2.2).contains(&specific) && off <= 0.1));
+            format!("{specific:.2} (±{:.0}%) ({})", 100.0 * off, pass(ok))
+        });
+    }
+    row(
+        &mut out,
+        "bottleneck: all through, deepest in a wall / radius",
+        "all, ≤ 0.05",
+        reports,
+        |r| {
+            let (all, deepest) = r.doors;
+            format!(
+                "{}, {deepest:.3} ({})",
+                if all { "all" } else { "not all" },
+                pass(all && deepest <= 0.05)
+            )
+        },
+    );
+    row(
+        &mut out,
+        "two-way corridor, 50 + 50: out; lane order",
+        "all out; lanes above the mixed crowd's",
+        reports,
+        |r| {
+            let (out, lanes) = r.two_way;
+            let ok = out.is_some() && lanes >= r.mixed_lanes + 0.1;
+            format!("{}; {lanes:.2} ({})", time(out), pass(ok))
+        },
+    );
+    row(
+        &mut out,
+        "RiMEA 6: 20 round a corner; deepest in a wall / radius",
+        "all round, ≤ 0.05",
+        reports,
+        |r| {
+            let (out, deepest) = r.rimea_6;
+            format!(
+                "{}, {deepest:.3} ({})",
+                time(out),
+                pass(out.is_some() && deepest <= 0.05)
+            )
+        },
+    );
+    row(
+        &mut out,
+        "RiMEA 12: 150 through two bottlenecks; most standing before the first / at the second",
+        "a queue at the first, none at the second",
+        reports,
+        |r| {
+            let (out, first, second) = r.rimea_12;
+            format!(
+                "{}; {first} / {second} ({})",
+                time(out),
+                pass(out.is_some() && first >= 10 && second == 0)
+            )
+        },
+    );
+    row(
+        &mut out,
+        "RiMEA 9: 1,000 out of a hall by four exits / by two",
+        "about twice as long by two",
+        reports,
+        |r| {
+            let (four, two) = r.rimea_9;
+            let ratio = four.zip(two).map(|(a, b)| b / a);
+            let ok = ratio.is_some_and(|x| (1.6..=2.4).contains(&x));
+            let ratio = ratio.map_or("-".to_string(), |x| format!("{x:.2}x"));
+            format!("{} / {}, {ratio} ({})", time(four), time(two), pass(ok))
+        },
+    );
+    out
+}
+
+/// The section of the report, and its two plots written beside it.
+pub(crate) fn section(reports: &[ModeReport]) -> String {
+    plot_fundamental_diagram(reports, "fundamental-diagram.svg");
+    plot_bottleneck(reports, "bottleneck-flow.svg");
+    let mut out = String::from(
+        "## Pedestrians against the validation tests (kernel, 2D, 20 ticks a second)\n\n",
+    );
+    out.push_str(
+        "`FlockTuning::pedestrian()` and three variants of its avoidance, walked through the scenes crowd simulators are validated with (the `flock_validation` crate, whose tests hold the recipe to them at 20 and 64 ticks a second): RiMEA 3.0's tests 1, 4 (the fundamental diagram, in a periodic corridor 10 m by 4 m, the mean of three starts in no order; \"spread speeds\" draws each person's free speed from Weidmann's 1.34 ± 0.26 m/s with `walking_speed_factor`), 6, 9 and 12; a bottleneck of 0.9 to 2.5 m with 120 people (Seyfried et al. 2009, Liao et al. 2014), as built, turned 1° and turned 45°, the median of the three; and a two-way corridor. People are driven as a game would drive them: each heads for the nearest point of the next way through, a body's breadth from its posts. A cell is what was measured and whether it meets the reference. `dodgy_2d` is not driven through these scenes (it is in the crowd table above).\n\n",
+    );
+    out.push_str(&table(reports));
+    let seconds: Vec<String> = (reports.iter())
+        .map(|r| format!("{:.0} s", r.seconds))
+        .collect();
+    let _ = writeln!(
+        out,
+        "\nThe release build walked each mode's scenes in {} (two threads for the RiMEA scenes, one elsewhere).\n\n![mean speed against density, each mode against Weidmann's curve](fundamental-diagram.svg)\n\n![specific flow against the bottleneck's width, each mode against the experiments' range](bottleneck-flow.svg)\n\nCommand: `flock_bench --only pedestrians` (writes the two plots; prints this section).",
+        seconds.join(", ")
+    );
+    out
+}

@@ -1,0 +1,127 @@
+//! Corridors: RiMEA test 1 (one person, 40 m) and a two-way corridor.
+
+use flock_core::glam::{Quat, Vec3};
+use flock_core::{AgentInput, Boundary, Crowd, FlockTuning, Shape, Space};
+
+use crate::v;
+
+/// Seconds for one person tuned as `tuning` to walk the 40 m of RiMEA test 1's corridor, 2 m
+/// wide, at `ticks_per_second`; `None` if not there after a minute. The guideline asks 26 to
+/// 34 s of a person walking at 1.33 m/s.
+pub fn rimea_1(tuning: &FlockTuning, ticks_per_second: f32) -> Option<f32> {
+    let mut crowd = Crowd::new(Space::Planar);
+    let params = crowd.add_params(FlockTuning {
+        // The corridor, as walls a little longer than the walk.
+        boundary: Boundary::walls(v(-1.0, -1.0), v(41.0, 1.0), 0.3),
+        ..*tuning
+    });
+    crowd.push(AgentInput {
+        position: Vec3::ZERO,
+        velocity: Vec3::ZERO,
+        heading: Vec3::X,
+        flock: 0,
+        params,
+        target: Some(v(40.0, 0.0)),
+    });
+    let dt = 1.0 / ticks_per_second;
+    for tick in 1..=(60.0 * ticks_per_second) as usize {
+        crowd.step(dt);
+        if crowd.has_reached_target(0) {
+            return Some(tick as f32 * dt);
+        }
+    }
+    None
+}
+
+/// What a two-way corridor run measured.
+pub struct TwoWay {
+    /// When everyone was out of the other end, s (`None` if not within five minutes).
+    pub out: Option<f32>,
+    /// The lane order parameter at 15 s (see [`lane_order`]).
+    pub lanes: f32,
+}
+
+/// `per_side` people tuned as `tuning` from each end of a corridor 30 m long and 4 m wide
+/// (walls as obstacles), in rows of five 0.7 m apart, each walking out of the other end, at
+/// `ticks_per_second`.
+pub fn two_way(tuning: &FlockTuning, per_side: usize, ticks_per_second: f32) -> TwoWay {
+    let mut crowd = Crowd::new(Space::Planar);
+    let params = crowd.add_params(*tuning);
+    let wall = |y: f32| Shape::Box {
+        centre: v(15.0, y),
+        half_extents: Vec3::new(25.0, 0.1, 1.0),
+        rotation: Quat::IDENTITY,
+    };
+    crowd.set_obstacles([wall(2.1), wall(-2.1)]);
+    let per_row = 5;
+    for k in 0..2 * per_side {
+        let east = k < per_side;
+        let j = k % per_side;
+        let (row, column) = ((j % per_row) as f32, (j / per_row) as f32);
+        let y = (row - 0.5 * (per_row - 1) as f32) * 0.7 + if east { 0.1 } else { -0.1 };
+        let x = if east {
+            -column * 0.7
+        } else {
+            30.0 + column * 0.7
+        };
+        crowd.push(AgentInput {
+            position: v(x, y),
+            velocity: Vec3::ZERO,
+            heading: if east { Vec3::X } else { Vec3::NEG_X },
+            flock: 0,
+            params,
+            target: Some(v(if east { 45.0 } else { -15.0 }, y)),
+        });
+    }
+    let dt = 1.0 / ticks_per_second;
+    let mut lanes = 0.0;
+    for tick in 1..=(300.0 * ticks_per_second) as usize {
+        crowd.step(dt);
+        if tick == (15.0 * ticks_per_second) as usize {
+            lanes = lane_order(&crowd, per_side);
+        }
+        let out = (0..crowd.len()).all(|i| {
+            let x = crowd.position(i).x;
+            if i < per_side { x > 30.0 } else { x < 0.0 }
+        });
+        if out {
+            return TwoWay {
+                out: Some(tick as f32 * dt),
+                lanes,
+            };
+        }
+    }
+    TwoWay { out: None, lanes }
+}
+
+/// The lane order parameter of the people inside the corridor (0 < x < 30), the first
+/// `per_side` walking east and the rest west: the mean over them of
+/// `((n_same - n_other) / (n_same + n_other))²` among the others within 0.5 m sideways and 2 m
+/// along, 1 where everyone walks in lanes of its own direction, about 0 in a mixed crowd (the
+/// form of Rex and Löwen 2007).
+pub fn lane_order(crowd: &Crowd, per_side: usize) -> f32 {
+    let inside: Vec<usize> = (0..crowd.len())
+        .filter(|&i| (0.0..30.0).contains(&crowd.position(i).x))
+        .collect();
+    let mut sum = 0.0;
+    let mut counted = 0;
+    for &i in &inside {
+        let (mut same, mut other) = (0.0_f32, 0.0_f32);
+        for &j in &inside {
+            let d = crowd.position(j) - crowd.position(i);
+            if i != j && d.y.abs() < 0.5 && d.x.abs() < 2.0 {
+                if (i < per_side) == (j < per_side) {
+                    same += 1.0;
+                } else {
+                    other += 1.0;
+                }
+            }
+        }
+        if same + other > 0.0 {
+            let phi = (same - other) / (same + other);
+            sum += phi * phi;
+            counted += 1;
+        }
+    }
+    sum / counted.max(1) as f32
+}
