@@ -78,9 +78,10 @@ pub use roles::{LONGEST_LEAD, Leader, Threat, lead_time};
 pub use sanitise::{Correction, Value};
 pub use simd::SimdPath;
 pub use space::Space;
+pub use tuning::recipes::walking_speed_factor;
 pub use tuning::{
     BlendMode, Boundary, FlockTuning, FlockWeights, LARGEST_PARAMETER, Perception, RuleStyle,
-    SHORTEST_RESPONSE_TIME, SteeringLimits, VelocityObstacles, walking_speed_factor,
+    SHORTEST_RESPONSE_TIME, SteeringLimits, VelocityObstacles,
 };
 
 #[cfg(test)]

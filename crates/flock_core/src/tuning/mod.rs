@@ -4,9 +4,7 @@
 //! puts on flock and agent entities as they are; with `serde` they read and write presets.
 
 mod checks;
-mod recipes;
-
-pub use recipes::walking_speed_factor;
+pub(crate) mod recipes;
 
 use glam::Vec3;
 

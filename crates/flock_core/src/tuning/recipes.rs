@@ -17,9 +17,8 @@ const FREE_WALKING_SPEED: f32 = 1.34;
 const RELAXATION_TIME: f32 = 0.5;
 /// The time gap a pedestrian keeps to the body ahead, s: the collision-free speed model's
 /// (Tordeux, Chraibi and Seyfried 2016), fitted with these bodies to Weidmann's (1993)
-/// speed-density curve (RiMEA test 4 in the kernel's tests, crowds started in no order: 0.5 s
-/// walks at the free speed at 1 per m², 0.28 m/s too fast; 0.7 s walks 0.16 m/s too slow at 2
-/// per m²).
+/// speed-density curve (RiMEA test 4, crowds of one speed started in no order: 0.5 s walks at
+/// the free speed at 1 per m², 0.28 m/s too fast; 0.7 s walks 0.16 m/s too slow at 2 per m²).
 const TIME_GAP: f32 = 0.6;
 /// The breadth of a pedestrian's body, m: the 0.2 m radius crowd simulators give a person,
 /// about the shoulder breadth in Weidmann (1993).
@@ -174,10 +173,10 @@ impl FlockTuning {
     /// keeping clear of each other with reciprocal velocity obstacles (van den Berg et al.
     /// 2011) over a 2 s horizon, the ten nearest within 4 m counted, and a time gap of 0.6 s
     /// to the body ahead (Tordeux et al. 2016), so that the crowd slows as it packs as
-    /// Weidmann (1993) measured: 1.2 m/s at 1 person per m², 0.5 at 2, 0.3 at 3, 0.16 to 0.19
-    /// at 4 (his 1.06, 0.61, 0.33, 0.16). Every agent walks at the same free speed unless
-    /// given its own with [`Crowd::set_speed_factor`](crate::Crowd::set_speed_factor) (see
-    /// [`walking_speed_factor`] for Weidmann's spread). People in a crowd neither
+    /// Weidmann (1993) measured: a crowd of his spread of free speeds ([`walking_speed_factor`]
+    /// with [`Crowd::set_speed_factor`](crate::Crowd::set_speed_factor)) walks at 1.0 m/s at 1
+    /// person per m², 0.65 at 2, 0.35 at 3, 0.20 at 4 (his 1.06, 0.61, 0.33, 0.16); one of a
+    /// single speed follows it from 2 per m² (0.57 there) but walks at 1.27 at 1. People in a crowd neither
     /// align nor cohere, so the flocking rules are off; they slow down within half a metre of
     /// their target and count as there within 0.3 m. Give the crowd's walls as obstacles or a
     /// [`Boundary`].
