@@ -240,8 +240,8 @@ fn measure_case(
     }
 }
 
-/// Runs the other sections and writes `BENCHMARKS.md` and `benchmarks.svg` with the sweep's
-/// `rows`.
+/// Runs the other sections and writes `BENCHMARKS.md`, `benchmarks.svg` and the pedestrian
+/// section's plots with the sweep's `rows`.
 fn write_report(rows: &[Row], options: &Options) {
     let (ticks, rounds) = (options.ticks, options.rounds);
     let avoidance_rows = avoidance::measure(ticks, rounds);
@@ -256,6 +256,8 @@ fn write_report(rows: &[Row], options: &Options) {
     print_lines(squads_rows.iter().map(|r| r.line()));
     let (planning_rows, serpentines) = planning::measure(rounds);
     print_lines(serpentines.iter().map(|r| r.line()));
+    let crowd_report = crowds::measure(ticks, rounds);
+    let pedestrian_reports = pedestrians::measure();
     let targets = targets_section(rows, &squads_rows, &clumped_rows);
     let sections = [
         report(rows, &targets, ticks, rounds),
@@ -265,6 +267,8 @@ fn write_report(rows: &[Row], options: &Options) {
         clumped::section(&clumped_rows, ticks, rounds),
         squads::section(&squads_rows, ticks, rounds),
         planning::section(&planning_rows, &serpentines),
+        crowds::section(&crowd_report, ticks, rounds),
+        pedestrians::section(&pedestrian_reports),
     ];
     std::fs::write("BENCHMARKS.md", sections.join("\n")).expect("write BENCHMARKS.md");
     plot(rows, "benchmarks.svg");

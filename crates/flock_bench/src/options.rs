@@ -11,9 +11,10 @@ flock_bench: bevy_flock's benchmarks, each method side by side with its referenc
 Run in release from the repository root:
     scripts/cargo run --release -p flock_bench -- [OPTIONS]
 
-With no options it runs every section five times over (about an hour on two cores) and writes
-BENCHMARKS.md and benchmarks.svg in the current directory. Any narrowing option prints the
-rows instead and writes nothing.
+With no options it runs every section (the sweep five times over; about an hour and a half on
+two cores) and writes BENCHMARKS.md, benchmarks.svg and the pedestrian plots in the current
+directory. Any narrowing option prints the rows instead and writes nothing (the pedestrian
+section still writes its two plots).
 
 Options:
     --quick               1,000 and 10,000 agents, 5 ticks, one round

@@ -1,11 +1,14 @@
 //! The pedestrian section's plots: the fundamental diagram against Weidmann's curve, and the
 //! bottleneck's specific flow against its width and the experiments' range.
 
-use flock_validation::bottleneck::WIDTHS;
-use flock_validation::fundamental_diagram::{DENSITIES, tolerance, weidmann_speed};
+use flock_validation::fundamental_diagram::{tolerance, weidmann_speed};
 use plotters::prelude::*;
 
-use crate::pedestrians::ModeReport;
+/// A mode's measurements as a plot draws them: its name and its points.
+pub(crate) struct Curve {
+    pub(crate) name: String,
+    pub(crate) points: Vec<(f64, f64)>,
+}
 
 /// A colour per mode, in the report's order.
 const COLOURS: [RGBColor; 4] = [
@@ -37,9 +40,9 @@ fn series<DB: DrawingBackend>(
         .expect("points");
 }
 
-/// Mean speed against density: Weidmann's curve with its tolerance, and each mode's crowd of
-/// spread speeds (and the recipe's of one speed, dashed in thin).
-pub(crate) fn plot_fundamental_diagram(reports: &[ModeReport], path: &str) {
+/// Mean speed against density: Weidmann's curve with its tolerance, each of the `modes`, and
+/// the `recipe`'s crowd of one speed in a thin line.
+pub(crate) fn plot_fundamental_diagram(modes: Vec<Curve>, recipe: Curve, path: &str) {
     let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
     root.fill(&WHITE).expect("fill");
     let mut chart = ChartBuilder::on(&root)
@@ -79,25 +82,11 @@ pub(crate) fn plot_fundamental_diagram(reports: &[ModeReport], path: &str) {
             .draw_series(LineSeries::new(curve(side), band))
             .expect("band");
     }
-    for (report, colour) in reports.iter().zip(COLOURS) {
-        let points = (DENSITIES.iter().zip(&report.speeds))
-            .map(|(&d, &(spread, _))| (d as f64, spread as f64))
-            .collect();
-        let name = format!("{}, spread speeds", report.mode.name);
-        series(&mut chart, points, colour.stroke_width(2), name);
+    for (curve, colour) in modes.into_iter().zip(COLOURS) {
+        series(&mut chart, curve.points, colour.stroke_width(2), curve.name);
     }
-    if let Some(recipe) = reports.first() {
-        let points = (DENSITIES.iter().zip(&recipe.speeds))
-            .map(|(&d, &(_, one))| (d as f64, one as f64))
-            .collect();
-        let name = format!("{}, one speed", recipe.mode.name);
-        series(
-            &mut chart,
-            points,
-            COLOURS[0].mix(0.5).stroke_width(1),
-            name,
-        );
-    }
+    let thin = COLOURS[0].mix(0.5).stroke_width(1);
+    series(&mut chart, recipe.points, thin, recipe.name);
     chart
         .configure_series_labels()
         .background_style(WHITE.mix(0.8))
@@ -108,8 +97,8 @@ pub(crate) fn plot_fundamental_diagram(reports: &[ModeReport], path: &str) {
     root.present().expect("write svg");
 }
 
-/// Specific flow against width: the experiments' range and each mode's median flow.
-pub(crate) fn plot_bottleneck(reports: &[ModeReport], path: &str) {
+/// Specific flow against width: the experiments' range and each of the `modes`.
+pub(crate) fn plot_bottleneck(modes: Vec<Curve>, path: &str) {
     let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
     root.fill(&WHITE).expect("fill");
     let mut chart = ChartBuilder::on(&root)
@@ -138,16 +127,8 @@ pub(crate) fn plot_bottleneck(reports: &[ModeReport], path: &str) {
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], band));
         }
     }
-    for (report, colour) in reports.iter().zip(COLOURS) {
-        let points = (WIDTHS.iter().zip(&report.flows))
-            .map(|(&w, &(flow, _))| (w as f64, (flow / w) as f64))
-            .collect();
-        series(
-            &mut chart,
-            points,
-            colour.stroke_width(2),
-            report.mode.name.to_string(),
-        );
+    for (curve, colour) in modes.into_iter().zip(COLOURS) {
+        series(&mut chart, curve.points, colour.stroke_width(2), curve.name);
     }
     chart
         .configure_series_labels()

@@ -14,16 +14,16 @@ use flock_validation::fundamental_diagram::{
 };
 use flock_validation::rimea::{self, Run, Standing};
 
-use crate::pedestrian_plots::{plot_bottleneck, plot_fundamental_diagram};
+use crate::pedestrian_plots::{Curve, plot_bottleneck, plot_fundamental_diagram};
 
 /// The tick rate every scene is walked at here (the validation tests add 64).
 pub(crate) const TICKS_PER_SECOND: f32 = 20.0;
 
 /// A way of tuning the crowd.
 #[derive(Clone, Copy)]
-pub(crate) struct Mode {
-    pub(crate) name: &'static str,
-    pub(crate) tuning: FlockTuning,
+struct Mode {
+    name: &'static str,
+    tuning: FlockTuning,
 }
 
 impl Mode {
@@ -63,13 +63,13 @@ impl Mode {
 
 /// What one mode measured.
 pub(crate) struct ModeReport {
-    pub(crate) mode: Mode,
+    mode: Mode,
     rimea_1: Option<f32>,
     /// By density: the spread crowd's and the one-speed crowd's mean speed.
-    pub(crate) speeds: Vec<(f32, f32)>,
+    speeds: Vec<(f32, f32)>,
     /// By width: the median over the turns of the flow (people a second), and the spread of
     /// the turns' flows about it (largest share off the median).
-    pub(crate) flows: Vec<(f32, f32)>,
+    flows: Vec<(f32, f32)>,
     /// Whether everyone got through every door, and the deepest body in a wall.
     doors: (bool, f32),
     two_way: (Option<f32>, f32),
@@ -117,8 +117,10 @@ fn measure_mode(mode: Mode, mixed_lanes: f32) -> ModeReport {
                     let run = bottleneck::crossing(tuning, width, rate, turned);
                     doors.0 &= run.times.len() == bottleneck::PEOPLE;
                     doors.1 = doors.1.max(run.deepest);
-                    if run.times.len() > 20 {
-                        run.flow()
+                    // Too few through for a flow: none.
+                    let flow = run.flow();
+                    if run.times.len() > 20 && flow.is_finite() {
+                        flow
                     } else {
                         0.0
                     }
@@ -127,7 +129,7 @@ fn measure_mode(mode: Mode, mixed_lanes: f32) -> ModeReport {
             flows.sort_by(f32::total_cmp);
             let median = flows[1];
             let off = (flows.iter())
-                .map(|f| (f - median).abs() / median)
+                .map(|f| (f - median).abs() / median.max(f32::MIN_POSITIVE))
                 .fold(0.0, f32::max);
             (median, off)
         })
@@ -205,22 +207,31 @@ fn table(reports: &[ModeReport]) -> String {
             format!("{} ({})", time(r.rimea_1), pass(ok))
         },
     );
+    speed_rows(&mut out, reports);
+    flow_rows(&mut out, reports);
+    scene_rows(&mut out, reports);
+    out
+}
+
+/// RiMEA 4's rows: a row per density, for the crowd of spread speeds and of one speed.
+fn speed_rows(out: &mut String, reports: &[ModeReport]) {
     for (label, spread) in [("spread speeds", true), ("one speed", false)] {
         for (k, &density) in DENSITIES.iter().enumerate() {
             let test = format!("RiMEA 4, {label}: m/s at {density} per m²");
-            let reference = format!(
-                "Weidmann {:.2} ± {:.2}",
-                weidmann_speed(density),
-                tolerance(density)
-            );
-            row(&mut out, &test, &reference, reports, |r| {
+            let (expected, within) = (weidmann_speed(density), tolerance(density));
+            let reference = format!("Weidmann {expected:.2} ± {within:.2}");
+            row(out, &test, &reference, reports, |r| {
                 let (with_spread, one) = r.speeds[k];
                 let speed = if spread { with_spread } else { one };
-                let ok = (speed - weidmann_speed(density)).abs() <= tolerance(density);
+                let ok = (speed - expected).abs() <= within;
                 format!("{speed:.2} ({})", pass(ok))
             });
         }
     }
+}
+
+/// The bottleneck's rows: a row per width, and one for bodies in the walls.
+fn flow_rows(out: &mut String, reports: &[ModeReport]) {
     for (k, &width) in WIDTHS.iter().enumerate() {
         let test = format!("bottleneck {width} m: specific flow, per m per s (turns' spread)");
         let in_range = width >= 1.2;
@@ -229,31 +240,29 @@ fn table(reports: &[ModeReport]) -> String {
         } else {
             "rising with the width"
         };
-        row(&mut out, &test, reference, reports, |r| {
+        row(out, &test, reference, reports, |r| {
             let (flow, off) = r.flows[k];
             let specific = flow / width;
             let rising = k == 0 || flow > r.flows[k - 1].0;
-            let ok = rising && (!in_range || ((1.5..=2.2).contains(&specific) && off <= 0.1));
+            let within = (1.5..=2.2).contains(&specific) && off <= 0.1;
+            let ok = rising && (!in_range || within);
             format!("{specific:.2} (±{:.0}%) ({})", 100.0 * off, pass(ok))
         });
     }
+    let test = "bottleneck: all through, deepest in a wall / radius";
+    row(out, test, "all, ≤ 0.05", reports, |r| {
+        let (all, deepest) = r.doors;
+        let through = if all { "all" } else { "not all" };
+        format!("{through}, {deepest:.3} ({})", pass(all && deepest <= 0.05))
+    });
+}
+
+/// The rows of the scenes with a route: the two-way corridor and RiMEA 6, 12 and 9.
+fn scene_rows(out: &mut String, reports: &[ModeReport]) {
+    let test = "two-way corridor, 50 + 50: out; lane order";
     row(
-        &mut out,
-        "bottleneck: all through, deepest in a wall / radius",
-        "all, ≤ 0.05",
-        reports,
-        |r| {
-            let (all, deepest) = r.doors;
-            format!(
-                "{}, {deepest:.3} ({})",
-                if all { "all" } else { "not all" },
-                pass(all && deepest <= 0.05)
-            )
-        },
-    );
-    row(
-        &mut out,
-        "two-way corridor, 50 + 50: out; lane order",
+        out,
+        test,
         "all out; lanes above the mixed crowd's",
         reports,
         |r| {
@@ -262,54 +271,72 @@ fn table(reports: &[ModeReport]) -> String {
             format!("{}; {lanes:.2} ({})", time(out), pass(ok))
         },
     );
+    let test = "RiMEA 6: 20 round a corner; deepest in a wall / radius";
+    row(out, test, "all round, ≤ 0.05", reports, |r| {
+        let (out, deepest) = r.rimea_6;
+        let ok = out.is_some() && deepest <= 0.05;
+        format!("{}, {deepest:.3} ({})", time(out), pass(ok))
+    });
+    let test =
+        "RiMEA 12: 150 through two bottlenecks; most standing before the first / at the second";
     row(
-        &mut out,
-        "RiMEA 6: 20 round a corner; deepest in a wall / radius",
-        "all round, ≤ 0.05",
-        reports,
-        |r| {
-            let (out, deepest) = r.rimea_6;
-            format!(
-                "{}, {deepest:.3} ({})",
-                time(out),
-                pass(out.is_some() && deepest <= 0.05)
-            )
-        },
-    );
-    row(
-        &mut out,
-        "RiMEA 12: 150 through two bottlenecks; most standing before the first / at the second",
+        out,
+        test,
         "a queue at the first, none at the second",
         reports,
         |r| {
             let (out, first, second) = r.rimea_12;
-            format!(
-                "{}; {first} / {second} ({})",
-                time(out),
-                pass(out.is_some() && first >= 10 && second == 0)
-            )
+            let ok = out.is_some() && first >= 10 && second == 0;
+            format!("{}; {first} / {second} ({})", time(out), pass(ok))
         },
     );
-    row(
-        &mut out,
-        "RiMEA 9: 1,000 out of a hall by four exits / by two",
-        "about twice as long by two",
-        reports,
-        |r| {
-            let (four, two) = r.rimea_9;
-            let ratio = four.zip(two).map(|(a, b)| b / a);
-            let ok = ratio.is_some_and(|x| (1.6..=2.4).contains(&x));
-            let ratio = ratio.map_or("-".to_string(), |x| format!("{x:.2}x"));
-            format!("{} / {}, {ratio} ({})", time(four), time(two), pass(ok))
-        },
-    );
-    out
+    let test = "RiMEA 9: 1,000 out of a hall by four exits / by two";
+    row(out, test, "about twice as long by two", reports, |r| {
+        let (four, two) = r.rimea_9;
+        let ratio = four.zip(two).map(|(a, b)| b / a);
+        let ok = ratio.is_some_and(|x| (1.6..=2.4).contains(&x));
+        let ratio = ratio.map_or("-".to_string(), |x| format!("{x:.2}x"));
+        format!("{} / {}, {ratio} ({})", time(four), time(two), pass(ok))
+    });
+}
+
+/// The fundamental diagram's curves: each mode's crowd of spread speeds, and the recipe's of
+/// one speed.
+fn speed_curves(reports: &[ModeReport]) -> (Vec<Curve>, Curve) {
+    let curve = |r: &ModeReport, spread: bool, name: String| Curve {
+        name,
+        points: (DENSITIES.iter().zip(&r.speeds))
+            .map(|(&d, &(with_spread, one))| {
+                let speed = if spread { with_spread } else { one };
+                (d as f64, speed as f64)
+            })
+            .collect(),
+    };
+    let modes = (reports.iter())
+        .map(|r| curve(r, true, format!("{}, spread speeds", r.mode.name)))
+        .collect();
+    let recipe = &reports[0];
+    let one_speed = curve(recipe, false, format!("{}, one speed", recipe.mode.name));
+    (modes, one_speed)
+}
+
+/// The bottleneck plot's curves: each mode's median specific flow.
+fn flow_curves(reports: &[ModeReport]) -> Vec<Curve> {
+    (reports.iter())
+        .map(|r| Curve {
+            name: r.mode.name.to_string(),
+            points: (WIDTHS.iter().zip(&r.flows))
+                .map(|(&w, &(flow, _))| (w as f64, (flow / w) as f64))
+                .collect(),
+        })
+        .collect()
 }
 
 /// The section of the report, and its two plots written beside it.
 pub(crate) fn section(reports: &[ModeReport]) -> String {
-    plot_fundamental_diagram(reports, "fundamental-diagram.svg");
-    plot_bottleneck(reports, "bottleneck-flow.svg");
+    let (modes, recipe) = speed_curves(reports);
+    plot_fundamental_diagram(modes, recipe, "fundamental-diagram.svg");
+    plot_bottleneck(flow_curves(reports), "bottleneck-flow.svg");
     let mut out = String::from(
         "## Pedestrians against the validation tests (kernel, 2D, 20 ticks a second)\n\n",
     );

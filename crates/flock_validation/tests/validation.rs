@@ -9,17 +9,6 @@ use flock_validation::fundamental_diagram::{
 };
 use flock_validation::rimea::{self, Run, Standing};
 
-/// The pedestrian recipe with each other avoided in velocity-obstacle `mode`.
-fn pedestrians_avoiding_by(mode: VelocityObstacles) -> FlockTuning {
-    FlockTuning {
-        perception: Perception {
-            velocity_obstacles: mode,
-            ..FlockTuning::pedestrian().perception
-        },
-        ..FlockTuning::pedestrian()
-    }
-}
-
 /// RiMEA test 1, "maintaining the set walking speed in a corridor": a person walking at
 /// 1.33 m/s covers the 40 m of a 2 m wide corridor in 26 to 34 s. The recipe's free speed is
 /// 1.34 m/s (Weidmann 1993), reached from rest within its relaxation time. Measured: 30.1 s at
@@ -138,7 +127,14 @@ fn everyone_passes_a_bottleneck_and_the_flow_rises_with_its_width() {
 #[test]
 fn a_two_way_corridor_forms_lanes_and_everyone_gets_through() {
     for ticks_per_second in [20.0, 64.0] {
-        let off = pedestrians_avoiding_by(VelocityObstacles::Off);
+        let recipe = FlockTuning::pedestrian();
+        let off = FlockTuning {
+            perception: Perception {
+                velocity_obstacles: VelocityObstacles::Off,
+                ..recipe.perception
+            },
+            ..recipe
+        };
         let mixed = corridors::two_way(&off, 50, ticks_per_second).lanes;
         let TwoWay { out, lanes } =
             corridors::two_way(&FlockTuning::pedestrian(), 50, ticks_per_second);
