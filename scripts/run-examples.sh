@@ -21,8 +21,12 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 scripts/cargo build --features examples --examples --locked
 
-for source in examples/*.rs; do
+# An example is a file, or a folder with a main.rs (examples/support/ is neither).
+for source in examples/*.rs examples/*/main.rs; do
     name="$(basename "$source" .rs)"
+    if [[ "$name" == main ]]; then
+        name="$(basename "$(dirname "$source")")"
+    fi
     shot="$out/$name.png"
     rm -f "$shot"
     echo "run-examples: $name for $frames frames"

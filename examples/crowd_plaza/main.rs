@@ -9,10 +9,15 @@
 //!   collision-free for the horizon where there is room, and walkers whose velocity would still
 //!   end the tick inside another's choose again, bounded by the gap, so bodies hardly overlap;
 //! - `4` solid: as reciprocal, and no two bodies ever end a tick inside each other, at the
-//!   price of jams.
+//!   price of jams;
+//! - `5` pedestrians: `FlockTuning::pedestrian()` (walking speeds in metres a second, a time gap
+//!   to the body ahead, so that the crowd slows as it packs, as Weidmann 1993 measured) with
+//!   this plaza's bodies, each walker at its own free speed (`SpeedFactor::walking`), the
+//!   faster overtaking where there is room.
 //!
 //! Bodies that overlap are ringed in red. `AgentStuck` events (walkers that made no progress
-//! for three seconds) are counted too.
+//! for three seconds) are counted too, and so are the flow through the door (over the last ten
+//! seconds) and the density in the 3 m by 6 m before it.
 //!
 //! Run with `cargo run --features examples --example crowd_plaza`; pass a mode's number to
 //! start in it (`-- 4` starts solid; reciprocal is the default).
@@ -23,14 +28,16 @@ use bevy::ui::Selected;
 use bevy::ui_widgets::Button;
 use bevy_flock::prelude::*;
 
-#[path = "support/button.rs"]
+#[path = "../support/button.rs"]
 mod button;
-#[path = "support/capture.rs"]
+#[path = "../support/capture.rs"]
 mod capture;
-#[path = "support/random.rs"]
+mod counters;
+#[path = "../support/random.rs"]
 mod random;
 
 use button::{PressedButtons, button, panel, row};
+use counters::{StatusText, Tally, count_overlaps, count_stuck, ring_overlaps, show_status};
 
 /// Half the size of the plaza, in world units (a walker's body is 0.7 across).
 const HALF_PLAZA: Vec2 = Vec2::new(24.0, 13.5);
@@ -55,6 +62,13 @@ const SOUTH_AREA: [Vec2; 2] = [Vec2::new(-12.0, -13.0), Vec2::new(7.0, -6.0)];
 const NORTH_EXIT: f32 = 11.5;
 /// Tries at a free place to start over, per walker and tick.
 const PLACE_TRIES: usize = 8;
+/// The area before the door whose density the status shows: its corners.
+const BEFORE_DOOR: [Vec2; 2] = [
+    Vec2::new(WALL_X - HALF_WALL - 3.0, -3.0),
+    Vec2::new(WALL_X - HALF_WALL, 3.0),
+];
+/// The flow through the door is counted over this many seconds.
+const FLOW_WINDOW: f32 = 10.0;
 
 fn main() {
     App::new()
@@ -88,14 +102,16 @@ enum Mode {
     Sidestep,
     Reciprocal,
     Solid,
+    Pedestrians,
 }
 
 impl Mode {
-    const ALL: [Mode; 4] = [
+    const ALL: [Mode; 5] = [
         Mode::NoAvoidance,
         Mode::Sidestep,
         Mode::Reciprocal,
         Mode::Solid,
+        Mode::Pedestrians,
     ];
 
     fn label(self) -> &'static str {
@@ -104,17 +120,55 @@ impl Mode {
             Mode::Sidestep => "[2] sidestep",
             Mode::Reciprocal => "[3] reciprocal (ORCA)",
             Mode::Solid => "[4] solid",
+            Mode::Pedestrians => "[5] pedestrians",
         }
     }
 
-    /// The weights and perception of a walker in this mode.
-    fn apply(self, weights: &mut FlockWeights, perception: &mut Perception) {
-        weights.collision_avoidance = if self == Mode::Sidestep { 1.0 } else { 0.0 };
-        perception.velocity_obstacles = match self {
-            Mode::NoAvoidance | Mode::Sidestep => VelocityObstacles::Off,
-            Mode::Reciprocal => VelocityObstacles::Reciprocal,
-            Mode::Solid => VelocityObstacles::Solid,
-        };
+    /// How a crowd walks in this mode.
+    fn tuning(self) -> FlockTuning {
+        let boundary = Boundary::walls((-HALF_PLAZA).extend(-1.0), HALF_PLAZA.extend(1.0), 0.5);
+        if self == Mode::Pedestrians {
+            let recipe = FlockTuning::pedestrian();
+            return FlockTuning {
+                perception: Perception {
+                    collision_distance: BODY,
+                    ..recipe.perception
+                },
+                boundary,
+                ..recipe
+            };
+        }
+        FlockTuning {
+            weights: FlockWeights {
+                separation: 1.0,
+                alignment: 0.0,
+                cohesion: 0.0,
+                target: 1.0,
+                collision_avoidance: if self == Mode::Sidestep { 1.0 } else { 0.0 },
+                ..default()
+            },
+            limits: SteeringLimits {
+                max_speed: 3.0,
+                max_force: 12.0,
+                arrival_radius: 0.0,
+                ..default()
+            },
+            perception: Perception {
+                neighbour_radius: 3.0,
+                separation_radius: 0.8,
+                collision_distance: BODY,
+                collision_horizon: 2.0,
+                velocity_obstacles: match self {
+                    Mode::NoAvoidance | Mode::Sidestep | Mode::Pedestrians => {
+                        VelocityObstacles::Off
+                    }
+                    Mode::Reciprocal => VelocityObstacles::Reciprocal,
+                    Mode::Solid => VelocityObstacles::Solid,
+                },
+                ..default()
+            },
+            boundary,
+        }
     }
 }
 
@@ -126,26 +180,6 @@ enum Crossing {
     /// South to north, across the eastward crowd.
     Northward,
 }
-
-/// What the counters have seen since the mode last changed.
-#[derive(Resource, Default)]
-struct Tally {
-    mode: Option<Mode>,
-    /// Pairs of bodies overlapping after the last tick.
-    overlapping_now: usize,
-    /// The deepest overlap after the last tick, and since the mode changed, as shares of the
-    /// body radius.
-    deepest_now: f32,
-    deepest: f32,
-    /// Walkers that made it across, and `AgentStuck` events.
-    crossed: usize,
-    stuck: usize,
-    /// The walkers whose bodies overlap another's.
-    overlapping: Vec<Vec3>,
-}
-
-#[derive(Component)]
-struct StatusText;
 
 /// Numbers uniform in `0..1` for where walkers start, seeded so that every run starts alike.
 #[derive(Resource)]
@@ -199,32 +233,7 @@ fn setup(
         .and_then(|number| Mode::ALL.get(number.wrapping_sub(1)).copied())
         .unwrap_or(Mode::Reciprocal);
     tally.mode = Some(mode);
-    let mut weights = FlockWeights {
-        separation: 1.0,
-        alignment: 0.0,
-        cohesion: 0.0,
-        target: 1.0,
-        ..default()
-    };
-    let mut perception = Perception {
-        neighbour_radius: 3.0,
-        separation_radius: 0.8,
-        collision_distance: BODY,
-        collision_horizon: 2.0,
-        ..default()
-    };
-    mode.apply(&mut weights, &mut perception);
-    let tuning = FlockTuning {
-        weights,
-        limits: SteeringLimits {
-            max_speed: 3.0,
-            max_force: 12.0,
-            arrival_radius: 0.0,
-            ..default()
-        },
-        perception,
-        boundary: Boundary::walls((-HALF_PLAZA).extend(-1.0), HALF_PLAZA.extend(1.0), 0.5),
-    };
+    let tuning = mode.tuning();
 
     let body = meshes.add(Circle::new(0.5 * BODY));
     for (crossing, colour, name) in [
@@ -244,15 +253,22 @@ fn setup(
                 Crossing::Eastward => Vec3::new(high.x - rank, low.y + file, 0.0),
                 Crossing::Northward => Vec3::new(low.x + file, high.y - rank, 0.0),
             };
-            commands.spawn((
-                Agent,
-                InFlock(flock),
-                crossing,
-                Target::Point(goal(crossing, start)),
-                Transform::from_translation(start),
-                Mesh2d(body.clone()),
-                MeshMaterial2d(material.clone()),
-            ));
+            let walker = commands
+                .spawn((
+                    Agent,
+                    InFlock(flock),
+                    crossing,
+                    Target::Point(goal(crossing, start)),
+                    Transform::from_translation(start),
+                    Mesh2d(body.clone()),
+                    MeshMaterial2d(material.clone()),
+                ))
+                .id();
+            if mode == Mode::Pedestrians {
+                commands
+                    .entity(walker)
+                    .insert(SpeedFactor::walking(walker.to_bits()));
+            }
         }
     }
 
@@ -306,9 +322,18 @@ fn goal(crossing: Crossing, at: Vec3) -> Vec3 {
 fn walk_on(
     mut walkers: Query<(&Crossing, &mut Transform, &mut Velocity, &mut Target)>,
     sim: Res<FlockSimulation>,
+    time: Res<Time>,
     mut tally: ResMut<Tally>,
     mut dice: ResMut<Dice>,
 ) {
+    let now = time.elapsed_secs();
+    while tally
+        .through_door
+        .front()
+        .is_some_and(|&t| t < now - FLOW_WINDOW)
+    {
+        tally.through_door.pop_front();
+    }
     let mut placed: Vec<Vec3> = Vec::new();
     let clear = BODY + 0.2;
     for (&crossing, mut transform, mut velocity, mut target) in &mut walkers {
@@ -340,40 +365,9 @@ fn walk_on(
             && matches!(*target, Target::Point(door) if door.x < EAST_EXIT)
         {
             *target = Target::Point(Vec3::new(EAST_EXIT + 1.0, at.y.clamp(-8.0, 8.0), 0.0));
+            tally.through_door.push_back(now);
         }
     }
-}
-
-/// Counts the pairs of bodies that overlap after this tick, by checking every pair: a few
-/// hundred walkers make tens of thousands of pairs, a fraction of a millisecond.
-fn count_overlaps(walkers: Query<&Transform, With<Agent>>, mut tally: ResMut<Tally>) {
-    let points: Vec<Vec3> = walkers.iter().map(|t| t.translation).collect();
-    let mut overlapping = vec![false; points.len()];
-    let (mut pairs, mut deepest) = (0, 0.0_f32);
-    for i in 0..points.len() {
-        for j in i + 1..points.len() {
-            let overlap = BODY - points[i].distance(points[j]);
-            if overlap > 0.0 {
-                pairs += 1;
-                deepest = deepest.max(overlap / (0.5 * BODY));
-                overlapping[i] = true;
-                overlapping[j] = true;
-            }
-        }
-    }
-    tally.overlapping_now = pairs;
-    tally.deepest_now = deepest;
-    tally.deepest = tally.deepest.max(deepest);
-    tally.overlapping = points
-        .iter()
-        .zip(&overlapping)
-        .filter(|(_, overlaps)| **overlaps)
-        .map(|(point, _)| *point)
-        .collect();
-}
-
-fn count_stuck(_stuck: On<AgentStuck>, mut tally: ResMut<Tally>) {
-    tally.stuck += 1;
 }
 
 /// Applies the mode buttons and keys to both crowds, and starts the counters afresh.
@@ -383,7 +377,8 @@ fn switch_mode(
     keys: Res<ButtonInput<KeyCode>>,
     buttons: PressedButtons<Mode>,
     options: Query<(Entity, &Mode), With<Button>>,
-    mut flocks: Query<(&mut FlockWeights, &mut Perception), With<Flock>>,
+    flocks: Query<Entity, With<Flock>>,
+    walkers: Query<Entity, With<Crossing>>,
     mut tally: ResMut<Tally>,
 ) {
     let keyed = [
@@ -391,6 +386,7 @@ fn switch_mode(
         KeyCode::Digit2,
         KeyCode::Digit3,
         KeyCode::Digit4,
+        KeyCode::Digit5,
     ]
     .iter()
     .position(|&key| keys.just_pressed(key))
@@ -401,8 +397,17 @@ fn switch_mode(
     if tally.mode == Some(mode) {
         return;
     }
-    for (mut weights, mut perception) in &mut flocks {
-        mode.apply(&mut weights, &mut perception);
+    for flock in &flocks {
+        commands.entity(flock).insert(mode.tuning());
+    }
+    for walker in &walkers {
+        if mode == Mode::Pedestrians {
+            commands
+                .entity(walker)
+                .insert(SpeedFactor::walking(walker.to_bits()));
+        } else {
+            commands.entity(walker).remove::<SpeedFactor>();
+        }
     }
     for (entity, option) in &options {
         if *option == mode {
@@ -415,34 +420,4 @@ fn switch_mode(
         mode: Some(mode),
         ..default()
     };
-}
-
-fn show_status(
-    tally: Res<Tally>,
-    metrics: Res<FlockMetrics>,
-    mut text: Single<&mut Text, With<StatusText>>,
-) {
-    text.0 = format!(
-        "Orange walkers head east through the door, blue ones north across them.\n\
-         overlapping pairs {} (deepest {:.0}% of the radius; {:.0}% since the switch)   \
-         crossed {}   stuck {}   walkers {}   step {:.2} ms",
-        tally.overlapping_now,
-        100.0 * tally.deepest_now,
-        100.0 * tally.deepest,
-        tally.crossed,
-        tally.stuck,
-        metrics.agents,
-        metrics.step_time.as_secs_f64() * 1000.0,
-    );
-}
-
-/// Rings each walker whose body overlaps another's in red.
-fn ring_overlaps(mut gizmos: Gizmos, tally: Res<Tally>) {
-    for point in &tally.overlapping {
-        gizmos.circle_2d(
-            point.truncate(),
-            0.5 * BODY + 0.1,
-            Color::srgb(1.0, 0.2, 0.2),
-        );
-    }
 }
