@@ -64,6 +64,7 @@ pub(crate) fn count_overlaps(walkers: Query<&Transform, With<Agent>>, mut tally:
         .collect();
 }
 
+/// Counts the walkers reported stuck.
 pub(crate) fn count_stuck(_stuck: On<AgentStuck>, mut tally: ResMut<Tally>) {
     tally.stuck += 1;
 }
@@ -78,7 +79,7 @@ pub(crate) fn show_status(
         "Orange walkers head east through the door, blue ones north across them.\n\
          overlapping pairs {} (deepest {:.0}% of the radius; {:.0}% since the switch)   \
          crossed {}   stuck {}\n\
-         through the door {:.2} a second (last {FLOW_WINDOW:.0} s)   before it {:.2} per m²   \
+         through the door {:.2} a second (last {FLOW_WINDOW:.0} s)   before it {:.2} per square metre   \
          walkers {}   step {:.2} ms",
         tally.overlapping_now,
         100.0 * tally.deepest_now,
