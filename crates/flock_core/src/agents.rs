@@ -308,6 +308,11 @@ impl SpeedFactors<'_> {
         }
     }
 
+    /// Whether some agent's factor is not 1.
+    pub(crate) fn any_set(self) -> bool {
+        self.0.iter().any(|&f| f != 1.0)
+    }
+
     /// The largest factor of any agent (1 where none is set).
     pub(crate) fn largest(self) -> f32 {
         self.0.iter().copied().fold(1.0, f32::max)

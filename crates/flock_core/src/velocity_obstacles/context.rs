@@ -80,6 +80,9 @@ pub(super) struct Tick<'a> {
     /// Whether every agent avoids every other with velocity obstacles, so that of two whose
     /// programs both hold, neither ends the tick inside the other.
     pub(super) all_avoid: bool,
+    /// Whether agents' max speeds differ, so that the faster may overtake: only then does a
+    /// headway measure the lanes beside the agent's own.
+    pub(super) overtaking: bool,
 }
 
 /// Scratch space a chunk of the step reuses from batch to batch.
@@ -145,6 +148,16 @@ impl VelocityInputs<'_> {
                 && (self.params.iter()).all(|p| p.velocity_obstacles != VelocityObstacles::Off),
             obstacles,
             fastest: self.fastest(),
+            overtaking: self.speeds_differ(),
         }
+    }
+
+    /// Whether some agents' max speeds differ: by their speed factors, or their parameter sets.
+    fn speeds_differ(&self) -> bool {
+        let speeds = (self.params.iter()).map(|p| p.params.limits.max_speed);
+        let (slowest, fastest) = speeds.fold((f32::INFINITY, 0.0_f32), |(lo, hi), s| {
+            (lo.min(s), hi.max(s))
+        });
+        self.speed_factors.any_set() || slowest < fastest
     }
 }

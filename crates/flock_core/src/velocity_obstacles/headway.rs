@@ -58,22 +58,28 @@ pub(super) struct Headway {
     time_gap: f32,
     /// The least free distance so far in each of the [`LANES`].
     free: [f32; 3],
+    /// Whether the lanes beside are measured too.
+    overtaking: bool,
     /// The grid slot of the body that holds the agent's own lane back.
     leader: usize,
 }
 
 impl Headway {
-    /// Nothing ahead yet; without a time gap (or a preferred direction), nothing ever is.
+    /// Nothing ahead yet; without a time gap (or a preferred direction), nothing ever is. The
+    /// lanes beside are measured only where the crowd's speeds differ (`overtaking`); else
+    /// they count as full, so that no one aims into them.
     #[inline]
-    pub(super) fn new(preferred: Vec3, time_gap: f32, space: Space) -> Self {
+    pub(super) fn new(preferred: Vec3, time_gap: f32, space: Space, overtaking: bool) -> Self {
         let ahead = unit(preferred).filter(|_| time_gap > 0.0);
+        let beside = if overtaking { f32::INFINITY } else { 0.0 };
         Self {
             ahead,
             right: ahead.map_or(Vec3::ZERO, |a| {
                 unit(space.right_of(a)).unwrap_or(Vec3::ZERO)
             }),
             time_gap,
-            free: [f32::INFINITY; 3],
+            free: [f32::INFINITY, beside, beside],
+            overtaking,
             leader: 0,
         }
     }
@@ -94,25 +100,37 @@ impl Headway {
             return;
         }
         let touching = encounter.radius;
+        let their_along = encounter.velocity.dot(ahead);
+        let same_way = their_along > 0.0
+            && their_along * their_along
+                > SAME_WAY * SAME_WAY * encounter.velocity.length_squared();
+        let own_lane = STAGGERED * touching + if same_way { WIDENING * along } else { 0.0 };
+        let across_sq = encounter.offset.length_squared() - along * along;
+        if across_sq < own_lane * own_lane {
+            let blocked = along - (touching * touching - across_sq).max(0.0).sqrt();
+            if blocked < self.free[0] {
+                self.free[0] = blocked;
+                self.leader = slot;
+            }
+        }
+        if self.overtaking {
+            self.see_beside(encounter.offset - ahead * along, along, touching);
+        }
+    }
+
+    /// Takes in a neighbour `along` ahead and `perpendicular` to the way, its body and the
+    /// agent's `touching` at that distance, in the lanes beside (where the whole body must fit).
+    #[inline]
+    fn see_beside(&mut self, perpendicular: Vec3, along: f32, touching: f32) {
         // Across the way: toward the right, and the rest (up or down, in a volume).
-        let perpendicular = encounter.offset - ahead * along;
         let right = perpendicular.dot(self.right);
         let rest_sq = (perpendicular - self.right * right).length_squared();
-        let same_way = encounter.velocity.dot(ahead) > SAME_WAY * length(encounter.velocity);
-        let own_lane = STAGGERED * touching + if same_way { WIDENING * along } else { 0.0 };
-        for (free, shift) in self.free.iter_mut().zip(LANES) {
-            // A lane beside is taken only where the whole body fits.
-            let lane = if shift == 0.0 { own_lane } else { touching };
+        for (free, shift) in self.free.iter_mut().zip(LANES).skip(1) {
             let across = right - shift * touching;
             let across_sq = across * across + rest_sq;
-            if across_sq < lane * lane {
+            if across_sq < touching * touching {
                 let blocked = along - (touching * touching - across_sq).max(0.0).sqrt();
-                if blocked < *free {
-                    *free = blocked;
-                    if shift == 0.0 {
-                        self.leader = slot;
-                    }
-                }
+                *free = free.min(blocked);
             }
         }
     }

@@ -78,7 +78,7 @@ impl VelocityInputs<'_> {
             return (preferred, false);
         }
         let own = prepared.params.perception;
-        let mut headway = Headway::new(preferred, own.time_gap, self.space);
+        let mut headway = Headway::new(preferred, own.time_gap, self.space, tick.overtaking);
         let index = agent.index as usize;
         let max_speed = (self.speed_factors)
             .limits(index, &prepared.params.limits)
