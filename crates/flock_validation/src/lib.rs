@@ -1,8 +1,9 @@
 //! The scenes pedestrian simulators are validated with, walked by the kernel's
-//! [`FlockTuning::pedestrian`] recipe (or a variant of it, to compare velocity-obstacle
-//! modes): RiMEA's tests (RiMEA, "Guideline for Microscopic Evacuation Analysis", version
-//! 3.0, 2016) 1, 4 (the fundamental diagram), 6, 9 and 12; bottlenecks of 0.9 to 2.5 m as in
-//! Seyfried et al. (2009) and Liao et al. (2014); and a two-way corridor.
+//! [`FlockTuning::pedestrian`](flock_core::FlockTuning::pedestrian) recipe (or a variant of
+//! it, to compare velocity-obstacle modes): RiMEA's tests (RiMEA, "Guideline for Microscopic
+//! Evacuation Analysis", version 3.0, 2016) 1, 4 (the fundamental diagram), 6, 9 and 12;
+//! bottlenecks of 0.9 to 2.5 m as in Seyfried et al. (2009) and Liao et al. (2014); and a
+//! two-way corridor.
 //!
 //! Each scene returns what it measured; this crate's tests hold the recipe to the references,
 //! and `flock_bench --only pedestrians` writes the table and the plots in BENCHMARKS.md. People
