@@ -172,15 +172,20 @@
 //! Bodies may differ in size ([`Perception::collision_distance`], per agent or per flock); of
 //! two agents, the one of lower [`Perception::avoidance_priority`] gives most of the way, and
 //! [`Perception::avoidance_layers`] with [`Perception::avoidance_mask`] choose who avoids
-//! whom. `examples/crowd_plaza.rs` switches between the modes live and counts overlaps.
+//! whom. `examples/crowd_plaza` switches between the modes live and counts overlaps.
 //!
 //! [`FlockTuning::pedestrian`] is people in metres and seconds: bodies 0.4 m across, a free
 //! walking speed of 1.34 m/s (Weidmann 1993) reached within 0.5 s, reciprocal velocity
 //! obstacles, no flocking rules, and a time gap of 0.6 s to the body ahead
-//! ([`Perception::time_gap`]), so that a crowd slows as it packs. Kernel tests hold it to
-//! RiMEA's tests: one person walks the 40 m test corridor in 30.1 s (the guideline asks 26 to
-//! 34); a crowd's speed at 0.5 to 5 people per m² stays within 0.15 m/s or 20% of Weidmann's
-//! curve; 120 people pass doors of 0.9 to 2.5 m, the flow rising with the width.
+//! ([`Perception::time_gap`]), so that a crowd slows as it packs. A [`SpeedFactor`] gives an
+//! agent its own speed within its flock's tuning ([`SpeedFactor::walking`] draws Weidmann's
+//! spread of walking speeds), and the faster overtake the slower where there is room. The
+//! repository's validation tests (the `flock_validation` crate) hold it to RiMEA's tests: one
+//! person walks the 40 m test corridor in 30.1 s (the guideline asks 26 to 34); a crowd of
+//! Weidmann's spread of speeds, started in no order, walks within 0.15 m/s or 20% of his curve
+//! at 0.5 to 5 people per m²; 20 people turn a corner and 1,000 leave a hall, none through a
+//! wall; 120 people pass doors of 0.9 to 2.5 m, the flow rising with the width (though under
+//! the experiments' flows: BENCHMARKS.md has the table).
 //!
 //! # Spatial queries
 //!

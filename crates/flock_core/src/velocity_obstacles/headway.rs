@@ -24,9 +24,11 @@ const STAGGERED: f32 = 0.7;
 /// a little to the side as well. Without it, a crowd started in no order sorted itself into
 /// staggered files and walked at 1.31-1.34 m/s at 1 per m² (Weidmann 1.06) and 0.74-0.85 at
 /// 2 (0.61), over three starts; only a crowd started on a lattice kept its rows and slowed.
-/// With 0.4 it walks at 1.20 and 0.52 (the mean of the three). Bodies crossing the agent's way
-/// count only in the zipper's lane, so that a crowd converging on a door is not held back by
-/// its own flanks.
+/// With 0.4 it walked at 1.20 and 0.52 (the mean of the three); from the validation crate's
+/// starts, at 1.27 and 0.57, where a crowd of spread speeds walks at 1.01 and 0.64 (wider
+/// lanes did not slow the one-speed crowd at 1 per m²). Bodies crossing the agent's way count
+/// only in the zipper's lane, so that a crowd converging on a door is not held back by its
+/// own flanks.
 const WIDENING: f32 = 0.4;
 /// A body walks the agent's way when its velocity's direction is within about 18 degrees of
 /// the agent's (this cosine).
