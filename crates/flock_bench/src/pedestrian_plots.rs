@@ -91,7 +91,7 @@ pub(crate) fn plot_fundamental_diagram(modes: Vec<Curve>, recipe: Curve, path: &
         .configure_series_labels()
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
+        .position(SeriesLabelPosition::LowerLeft)
         .draw()
         .expect("legend");
     root.present().expect("write svg");

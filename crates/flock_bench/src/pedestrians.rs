@@ -320,9 +320,11 @@ fn speed_curves(reports: &[ModeReport]) -> (Vec<Curve>, Curve) {
     (modes, one_speed)
 }
 
-/// The bottleneck plot's curves: each mode's median specific flow.
+/// The bottleneck plot's curves: each mode's median specific flow, but for people who walk
+/// through each other, whose flows are off the plot and mean nothing.
 fn flow_curves(reports: &[ModeReport]) -> Vec<Curve> {
     (reports.iter())
+        .filter(|r| r.mode.tuning.perception.velocity_obstacles != VelocityObstacles::Off)
         .map(|r| Curve {
             name: r.mode.name.to_string(),
             points: (WIDTHS.iter().zip(&r.flows))
