@@ -55,7 +55,7 @@ const LANES: [f32; 3] = [0.0, -1.0, 1.0];
 pub(super) struct Headway {
     /// The unit direction preferred, where a gap is kept and there is one.
     ahead: Option<Vec3>,
-    /// Unit, across `ahead`, toward the right.
+    /// Unit, across `ahead`, toward the right (zero unless overtaking).
     right: Vec3,
     time_gap: f32,
     /// The least free distance so far in each of the [`LANES`].
@@ -74,11 +74,12 @@ impl Headway {
     pub(super) fn new(preferred: Vec3, time_gap: f32, space: Space, overtaking: bool) -> Self {
         let ahead = unit(preferred).filter(|_| time_gap > 0.0);
         let beside = if overtaking { f32::INFINITY } else { 0.0 };
+        let right = ahead
+            .filter(|_| overtaking)
+            .and_then(|a| unit(space.right_of(a)));
         Self {
             ahead,
-            right: ahead.map_or(Vec3::ZERO, |a| {
-                unit(space.right_of(a)).unwrap_or(Vec3::ZERO)
-            }),
+            right: right.unwrap_or(Vec3::ZERO),
             time_gap,
             free: [f32::INFINITY, beside, beside],
             overtaking,
@@ -89,9 +90,8 @@ impl Headway {
     /// Takes in the neighbour of `encounter`, in grid `slot`: in each lane, the distance the
     /// agent could walk along its preferred direction before its body touched the
     /// neighbour's, where the neighbour is ahead in that lane ([`STAGGERED`], [`WIDENING`])
-    /// and not walking
-    /// toward the agent (one coming the other way is passed by the velocity obstacles, not
-    /// followed).
+    /// and not walking toward the agent (one coming the other way is passed by the velocity
+    /// obstacles, not followed).
     #[inline]
     pub(super) fn see(&mut self, encounter: &Encounter<Vec3>, slot: usize) {
         let Some(ahead) = self.ahead else {
