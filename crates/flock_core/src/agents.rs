@@ -294,17 +294,16 @@ impl SpeedFactors<'_> {
     /// each kept within [`LARGEST_PARAMETER`].
     #[inline]
     pub(crate) fn limits(self, i: usize, limits: &SteeringLimits) -> SteeringLimits {
-        match self.0.get(i) {
-            Some(&factor) if factor != 1.0 => {
-                let scale = |x: f32| (x * factor).min(LARGEST_PARAMETER);
-                SteeringLimits {
-                    max_speed: scale(limits.max_speed),
-                    min_speed: scale(limits.min_speed),
-                    max_force: scale(limits.max_force),
-                    ..*limits
-                }
-            }
-            _ => *limits,
+        let factor = self.of(i);
+        if factor == 1.0 {
+            return *limits;
+        }
+        let scale = |x: f32| (x * factor).min(LARGEST_PARAMETER);
+        SteeringLimits {
+            max_speed: scale(limits.max_speed),
+            min_speed: scale(limits.min_speed),
+            max_force: scale(limits.max_force),
+            ..*limits
         }
     }
 
