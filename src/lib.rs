@@ -179,13 +179,15 @@
 //! obstacles, no flocking rules, and a time gap of 0.6 s to the body ahead
 //! ([`Perception::time_gap`]), so that a crowd slows as it packs. A [`SpeedFactor`] gives an
 //! agent its own speed within its flock's tuning ([`SpeedFactor::walking`] draws Weidmann's
-//! spread of walking speeds), and the faster overtake the slower where there is room. The
+//! spread of walking speeds), the faster overtake the slower where there is room, and a queue
+//! sets off as the one ahead does. The
 //! repository's validation tests (the `flock_validation` crate) hold it to RiMEA's tests: one
 //! person walks the 40 m test corridor in 30.1 s (the guideline asks 26 to 34); a crowd of
 //! Weidmann's spread of speeds, started in no order, walks within 0.15 m/s or 20% of his curve
 //! at 0.5 to 5 people per m²; 20 people turn a corner and 1,000 leave a hall, none through a
-//! wall; 120 people pass doors of 0.9 to 2.5 m, the flow rising with the width (though under
-//! the experiments' flows: BENCHMARKS.md has the table).
+//! wall; 120 people pass doors of 0.9 to 2.5 m, the flow rising with the width, from 1.6 m
+//! within the 1.5 to 2.2 people per metre per second of the experiments (under them at narrower
+//! doors: BENCHMARKS.md has the table).
 //!
 //! # Spatial queries
 //!

@@ -3,7 +3,7 @@
 use flock_core::glam::{Quat, Vec3};
 use flock_core::{AgentInput, Boundary, Crowd, FlockTuning, Shape, Space};
 
-use crate::v;
+use crate::{scatter, v};
 
 /// Seconds for one person tuned as `tuning` to walk the 40 m of RiMEA test 1's corridor, 2 m
 /// wide, at `ticks_per_second`; `None` if not there after a minute. The guideline asks 26 to
@@ -37,9 +37,16 @@ pub fn rimea_1(tuning: &FlockTuning, ticks_per_second: f32) -> Option<f32> {
 pub struct TwoWay {
     /// When everyone was out of the other end, s (`None` if not within five minutes).
     pub out: Option<f32>,
-    /// The lane order parameter at 15 s (see [`lane_order`]).
+    /// The lane order parameter (see [`lane_order`]), the mean of one a second over the
+    /// [`PASSING`] seconds after the two crowds meet.
     pub lanes: f32,
+    /// The same of the same people in the same places, each given a direction at random: what
+    /// a crowd in no lanes scores.
+    pub mixed: f32,
 }
+
+/// The seconds after the two crowds of [`two_way`] meet over which the lane order is taken.
+pub const PASSING: f32 = 30.0;
 
 /// `per_side` people tuned as `tuning` from each end of a corridor 30 m long and 4 m wide
 /// (walls as obstacles), in rows of five 0.7 m apart, each walking out of the other end, at
@@ -74,32 +81,48 @@ pub fn two_way(tuning: &FlockTuning, per_side: usize, ticks_per_second: f32) -> 
         });
     }
     let dt = 1.0 / ticks_per_second;
-    let mut lanes = 0.0;
-    for tick in 1..=(300.0 * ticks_per_second) as usize {
+    let east = |i: usize| i < per_side;
+    // Half the people, in no order, by the plastic-number sequence.
+    let drawn = |i: usize| scatter(i as u64).0 < 0.0;
+    let second = ticks_per_second.round() as usize;
+    let (mut met, mut lanes, mut mixed, mut samples) = (None, 0.0, 0.0, 0);
+    let mut out = None;
+    for tick in 1..=300 * second {
         crowd.step(dt);
-        if tick == (15.0 * ticks_per_second) as usize {
-            lanes = lane_order(&crowd, per_side);
+        let x = |i: usize| crowd.position(i).x;
+        let foremost_east = (0..per_side).map(x).fold(f32::MIN, f32::max);
+        let foremost_west = (per_side..crowd.len()).map(x).fold(f32::MAX, f32::min);
+        if met.is_none() && foremost_east >= foremost_west {
+            met = Some(tick);
         }
-        let out = (0..crowd.len()).all(|i| {
-            let x = crowd.position(i).x;
-            if i < per_side { x > 30.0 } else { x < 0.0 }
-        });
-        if out {
-            return TwoWay {
-                out: Some(tick as f32 * dt),
-                lanes,
-            };
+        let passing = met.is_some_and(|m| tick - m < (PASSING as usize) * second);
+        if passing && tick % second == 0 {
+            lanes += lane_order(&crowd, east);
+            mixed += lane_order(&crowd, drawn);
+            samples += 1;
+        }
+        if out.is_none() && (0..crowd.len()).all(|i| if east(i) { x(i) > 30.0 } else { x(i) < 0.0 })
+        {
+            out = Some(tick as f32 * dt);
+        }
+        if out.is_some() && !passing {
+            break;
         }
     }
-    TwoWay { out: None, lanes }
+    let samples = samples.max(1) as f32;
+    TwoWay {
+        out,
+        lanes: lanes / samples,
+        mixed: mixed / samples,
+    }
 }
 
-/// The lane order parameter of the people inside the corridor (0 < x < 30), the first
-/// `per_side` walking east and the rest west: the mean over them of
+/// The lane order parameter of the people inside the corridor (0 < x < 30), those for whom
+/// `east` holds walking one way and the rest the other: the mean over them of
 /// `((n_same - n_other) / (n_same + n_other))²` among the others within 0.5 m sideways and 2 m
 /// along, 1 where everyone walks in lanes of its own direction, about 0 in a mixed crowd (the
 /// form of Rex and Löwen 2007).
-pub fn lane_order(crowd: &Crowd, per_side: usize) -> f32 {
+pub fn lane_order(crowd: &Crowd, east: impl Fn(usize) -> bool) -> f32 {
     let inside: Vec<usize> = (0..crowd.len())
         .filter(|&i| (0.0..30.0).contains(&crowd.position(i).x))
         .collect();
@@ -110,7 +133,7 @@ pub fn lane_order(crowd: &Crowd, per_side: usize) -> f32 {
         for &j in &inside {
             let d = crowd.position(j) - crowd.position(i);
             if i != j && d.y.abs() < 0.5 && d.x.abs() < 2.0 {
-                if (i < per_side) == (j < per_side) {
+                if east(i) == east(j) {
                     same += 1.0;
                 } else {
                     other += 1.0;

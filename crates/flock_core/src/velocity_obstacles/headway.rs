@@ -2,8 +2,11 @@
 //! the free distance to that body in the gap, as the collision-free speed model has it
 //! (Tordeux, Chraibi and Seyfried 2016, "Collision-free speed model for pedestrian
 //! dynamics"). A crowd then slows with its density as people do, where velocity obstacles
-//! alone let a crowd walking one way slide along at full speed, however packed. A pedestrian
-//! held back by one who walks slower by nature steps into a free lane beside and overtakes.
+//! alone let a crowd walking one way slide along at full speed, however packed. A body ahead
+//! that walks away faster than the agent is followed as people follow (Lemercier et al. 2012,
+//! "Realistic following behaviors for crowd simulation"): the agent sets off as it sees the gap
+//! open, not once it has. A pedestrian held back by one who walks slower by nature steps into a
+//! free lane beside and overtakes.
 
 use glam::Vec3;
 
@@ -33,6 +36,18 @@ const WIDENING: f32 = 0.4;
 /// A body walks the agent's way when its velocity's direction is within about 18 degrees of
 /// the agent's (this cosine).
 const SAME_WAY: f32 = 0.95;
+/// A body ahead that walks away from the agent faster than the agent walks counts as this many
+/// seconds further off per metre a second of difference: the gap it opens within that time.
+/// Where a crowd waits at a door, each follower then sets off as the one ahead does, not once
+/// the distance has grown, and the speed each keeps inside the door rises. Measured on the
+/// bottleneck of the validation crate (20 ticks a second, the mean over the scene turned 0, 1
+/// and 45 degrees), the specific flow at 1.2/1.6/2.0/2.5 m rose from 1.15/1.42/1.38/1.16 to
+/// 1.43/1.63/1.61/1.67 people per metre per second, and the spread over the turns at 0.9 m
+/// from 43% to 26%. In a steady crowd the bodies ahead walk at about the agent's own speed, so
+/// the fundamental diagram moved little: 0.64 to 0.71 m/s at 2 per m² and 0.35 to 0.42 at 3
+/// (Weidmann 0.61 and 0.33). With half a second the doors passed 1.36-1.60; with one and a
+/// half, the crowd at 2 per m² walked 0.14 m/s over Weidmann's speed.
+const ANTICIPATION: f32 = 1.0;
 /// An agent held back by a body that walks slower by nature (a lower max speed: see
 /// [`Crowd::set_speed_factor`](crate::Crowd::set_speed_factor)) aims aside, into the freer of
 /// the lanes a body's breadth to either side, at this share of the difference in speed: it
@@ -62,16 +77,24 @@ pub(super) struct Headway {
     free: [f32; 3],
     /// Whether the lanes beside are measured too.
     overtaking: bool,
+    /// The agent's own speed along `ahead`.
+    walking: f32,
     /// The grid slot of the body that holds the agent's own lane back.
     leader: usize,
 }
 
 impl Headway {
-    /// Nothing ahead yet; without a time gap (or a preferred direction), nothing ever is. The
-    /// lanes beside are measured only where the crowd's speeds differ (`overtaking`); else
-    /// they count as full, so that no one aims into them.
+    /// Nothing ahead yet of an agent at `velocity`; without a time gap (or a preferred
+    /// direction), nothing ever is. The lanes beside are measured only where the crowd's speeds
+    /// differ (`overtaking`); else they count as full, so that no one aims into them.
     #[inline]
-    pub(super) fn new(preferred: Vec3, time_gap: f32, space: Space, overtaking: bool) -> Self {
+    pub(super) fn new(
+        preferred: Vec3,
+        velocity: Vec3,
+        time_gap: f32,
+        space: Space,
+        overtaking: bool,
+    ) -> Self {
         let ahead = unit(preferred).filter(|_| time_gap > 0.0);
         let beside = if overtaking { f32::INFINITY } else { 0.0 };
         let right = ahead
@@ -83,6 +106,7 @@ impl Headway {
             time_gap,
             free: [f32::INFINITY, beside, beside],
             overtaking,
+            walking: ahead.map_or(0.0, |a| a.dot(velocity)),
             leader: 0,
         }
     }
@@ -91,7 +115,8 @@ impl Headway {
     /// agent could walk along its preferred direction before its body touched the
     /// neighbour's, where the neighbour is ahead in that lane ([`STAGGERED`], [`WIDENING`])
     /// and not walking toward the agent (one coming the other way is passed by the velocity
-    /// obstacles, not followed).
+    /// obstacles, not followed); in its own lane, with the gap a neighbour walking away opens
+    /// ([`ANTICIPATION`]).
     #[inline]
     pub(super) fn see(&mut self, encounter: &Encounter<Vec3>, slot: usize) {
         let Some(ahead) = self.ahead else {
@@ -109,7 +134,8 @@ impl Headway {
         let own_lane = STAGGERED * touching + if same_way { WIDENING * along } else { 0.0 };
         let across_sq = encounter.offset.length_squared() - along * along;
         if across_sq < own_lane * own_lane {
-            let blocked = along - (touching * touching - across_sq).max(0.0).sqrt();
+            let opening = ANTICIPATION * (their_along - self.walking).max(0.0);
+            let blocked = along - (touching * touching - across_sq).max(0.0).sqrt() + opening;
             if blocked < self.free[0] {
                 self.free[0] = blocked;
                 self.leader = slot;

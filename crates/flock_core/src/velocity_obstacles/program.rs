@@ -78,12 +78,18 @@ impl VelocityInputs<'_> {
             return (preferred, false);
         }
         let own = prepared.params.perception;
-        let mut headway = Headway::new(preferred, own.time_gap, self.space, tick.overtaking);
+        let velocity = agent.body.velocity;
+        let mut headway = Headway::new(
+            preferred,
+            velocity,
+            own.time_gap,
+            self.space,
+            tick.overtaking,
+        );
         let index = agent.index as usize;
         let max_speed = (self.speed_factors)
             .limits(index, &prepared.params.limits)
             .max_speed;
-        let velocity = agent.body.velocity;
         let dt = tick.dt;
         let Scratch {
             near,
