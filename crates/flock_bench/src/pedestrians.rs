@@ -13,6 +13,7 @@ use flock_validation::fundamental_diagram::{
     DENSITIES, mean_speed_at_density, tolerance, weidmann_speed,
 };
 use flock_validation::rimea::{self, Run, Standing};
+use flock_validation::streams;
 
 use crate::pedestrian_plots::{Curve, plot_bottleneck, plot_fundamental_diagram};
 
@@ -75,6 +76,9 @@ pub(crate) struct ModeReport {
     /// The two-way corridor: when everyone was out, its lane order and that of the same
     /// places in no lanes.
     two_way: (Option<f32>, f32, f32),
+    /// Two streams crossing: when everyone was across, the same crowd's time walking through
+    /// each other, and the most standing at once.
+    streams: (Option<f32>, f32, usize),
     rimea_6: (Option<f32>, f32),
     rimea_12: (Option<f32>, usize, usize),
     rimea_9: (Option<f32>, Option<f32>),
@@ -115,12 +119,7 @@ fn measure_mode(mode: Mode) -> ModeReport {
                     doors.0 &= run.times.len() == bottleneck::PEOPLE;
                     doors.1 = doors.1.max(run.deepest);
                     // Too few through for a flow: none.
-                    let flow = run.flow();
-                    if run.times.len() > 20 && flow.is_finite() {
-                        flow
-                    } else {
-                        0.0
-                    }
+                    run.flow().unwrap_or(0.0)
                 })
                 .collect();
             flows.sort_by(f32::total_cmp);
@@ -132,6 +131,15 @@ fn measure_mode(mode: Mode) -> ModeReport {
         })
         .collect();
     let two_way = corridors::two_way(tuning, 50, rate);
+    let crossing = streams::crossing_streams(tuning, rate);
+    let through_each_other = FlockTuning {
+        perception: Perception {
+            velocity_obstacles: VelocityObstacles::Off,
+            ..tuning.perception
+        },
+        ..*tuning
+    };
+    let free = streams::crossing_streams(&through_each_other, rate).across;
     let run = |seconds: f32| Run {
         tuning: *tuning,
         threads: 2,
@@ -158,6 +166,11 @@ fn measure_mode(mode: Mode) -> ModeReport {
         flows,
         doors,
         two_way: (two_way.out, two_way.lanes, two_way.mixed),
+        streams: (
+            crossing.across,
+            free.unwrap_or(f32::NAN),
+            crossing.most_standing,
+        ),
         rimea_6: (corner.out, corner.deepest),
         rimea_12: (series.out, entrance.most, exit.most),
         rimea_9: (hall(true), hall(false)),
@@ -253,7 +266,8 @@ fn flow_rows(out: &mut String, reports: &[ModeReport]) {
     });
 }
 
-/// The rows of the scenes with a route: the two-way corridor and RiMEA 6, 12 and 9.
+/// The rows of the scenes with a route: the two-way corridor, the crossing streams and RiMEA
+/// 6, 12 and 9.
 fn scene_rows(out: &mut String, reports: &[ModeReport]) {
     let test = "two-way corridor, 50 + 50: out; lane order";
     row(
@@ -265,6 +279,18 @@ fn scene_rows(out: &mut String, reports: &[ModeReport]) {
             let (out, lanes, mixed) = r.two_way;
             let ok = out.is_some() && lanes >= mixed + 0.1;
             format!("{}; {lanes:.2} / {mixed:.2} ({})", time(out), pass(ok))
+        },
+    );
+    let test = "two streams of 100 crossing at right angles: across; most standing";
+    row(
+        out,
+        test,
+        "within 1.75x walking through each other; ≤ 5 standing",
+        reports,
+        |r| {
+            let (across, free, standing) = r.streams;
+            let ok = across.is_some_and(|t| t <= 1.75 * free) && standing <= 5;
+            format!("{}; {standing} ({})", time(across), pass(ok))
         },
     );
     let test = "RiMEA 6: 20 round a corner; deepest in a wall / radius";

@@ -25,10 +25,15 @@ pub struct Crossing {
 }
 
 impl Crossing {
-    /// The flow, people a second, between the 10th and the 10th last through.
-    pub fn flow(&self) -> f32 {
+    /// The flow, people a second, between the 10th and the 10th last through; `None` where
+    /// fewer than 21 got through, or all of those at once.
+    pub fn flow(&self) -> Option<f32> {
         let n = self.times.len();
-        (n - 20) as f32 / (self.times[n - 11] - self.times[10])
+        if n < 21 {
+            return None;
+        }
+        let counted = (n - 20) as f32;
+        Some(counted / (self.times[n - 11] - self.times[10])).filter(|flow| flow.is_finite())
     }
 }
 

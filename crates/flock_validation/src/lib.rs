@@ -2,8 +2,8 @@
 //! [`FlockTuning::pedestrian`](flock_core::FlockTuning::pedestrian) recipe (or a variant of
 //! it, to compare velocity-obstacle modes): RiMEA's tests (RiMEA, "Guideline for Microscopic
 //! Evacuation Analysis", version 3.0, 2016) 1, 4 (the fundamental diagram), 6, 9 and 12;
-//! bottlenecks of 0.9 to 2.5 m as in Seyfried et al. (2009) and Liao et al. (2014); and a
-//! two-way corridor.
+//! bottlenecks of 0.9 to 2.5 m as in Seyfried et al. (2009) and Liao et al. (2014); a
+//! two-way corridor; and two streams crossing at right angles.
 //!
 //! Each scene returns what it measured; this crate's tests hold the recipe to the references,
 //! and `flock_bench --only pedestrians` writes the table and the plots in BENCHMARKS.md. People
@@ -14,6 +14,7 @@ pub mod bottleneck;
 pub mod corridors;
 pub mod fundamental_diagram;
 pub mod rimea;
+pub mod streams;
 
 use flock_core::glam::{Quat, Vec3};
 use flock_core::{AgentInput, Crowd, NewAgent, ParamsId, Shape};
