@@ -134,7 +134,7 @@ impl Mover<'_> {
             (p, v) = self.stay_outside(outside, p, v, obstacles);
         }
         // On the plane the box's z range does not count: z stays zero.
-        (p, v) = keep_within(p, v, &params.boundary);
+        (p, v) = keep_within(p, v, prepared.body_radius, &params.boundary);
         (p, v) = (self.space.flat(p), self.space.flat(v));
         if p.is_finite() && v.is_finite() {
             body.position = p;

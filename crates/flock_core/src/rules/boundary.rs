@@ -6,12 +6,22 @@ use glam::Vec3;
 use crate::Space;
 use crate::tuning::{Boundary, SteeringLimits};
 
-/// The force of [`Boundary::Walls`] on an agent at `p`: within `margin` of a face, inward,
-/// growing linearly with the depth into the band to `weight` times the max force at the face;
-/// `None` for other boundaries or a zero margin.
+/// The box within which a body of `radius` keeps its centre, for walls round `min..max`: each
+/// face moved in by the radius, so that the whole body stays inside. An axis narrower than the
+/// body holds it at its middle; a flat one (the plane's) is left as it is.
+#[inline]
+pub(crate) fn room_for(min: Vec3, max: Vec3, radius: f32) -> (Vec3, Vec3) {
+    let (middle, radius) = (0.5 * (min + max), Vec3::splat(radius.max(0.0)));
+    ((min + radius).min(middle), (max - radius).max(middle))
+}
+
+/// The force of [`Boundary::Walls`] on an agent at `p` with a body of `radius`: within
+/// `margin` of the place where the body would touch a face, inward, growing linearly with the
+/// depth into the band to `weight` times the max force there; `None` for other boundaries or a
+/// zero margin.
 #[inline]
 pub(crate) fn walls(
-    p: Vec3,
+    (p, radius): (Vec3, f32),
     boundary: &Boundary,
     limits: &SteeringLimits,
     space: Space,
@@ -25,6 +35,7 @@ pub(crate) fn walls(
     else {
         return None;
     };
+    let (min, max) = room_for(min, max, radius);
     // A NaN margin (never after sanitising) pushes nothing, like a zero one.
     (margin > 0.0).then(|| {
         let inward =
@@ -34,14 +45,18 @@ pub(crate) fn walls(
     })
 }
 
-/// Where a move to `p` ends under `boundary`, with the velocity `v` it leaves with: wrapped
-/// round the box, or stopped at a wall with the velocity reflected off it.
+/// Where a move to `p` of a body of `radius` ends under `boundary`, with the velocity `v` it
+/// leaves with: wrapped round the box (by its centre), or stopped where the body touches a
+/// wall with the velocity reflected off it.
 #[inline]
-pub(crate) fn keep_within(p: Vec3, v: Vec3, boundary: &Boundary) -> (Vec3, Vec3) {
+pub(crate) fn keep_within(p: Vec3, v: Vec3, radius: f32, boundary: &Boundary) -> (Vec3, Vec3) {
     match *boundary {
         Boundary::None => (p, v),
         Boundary::Wrap { min, max } => (wrap(p, min, max), v),
-        Boundary::Walls { min, max, .. } => keep_inside(p, v, min, max),
+        Boundary::Walls { min, max, .. } => {
+            let (min, max) = room_for(min, max, radius);
+            keep_inside(p, v, min, max)
+        }
     }
 }
 

@@ -44,7 +44,8 @@ impl Steering<'_> {
                 seek::seek(p, v, target, &limits) * w.target,
             );
         }
-        if let Some(walls) = boundary::walls(p, &params.boundary, &limits, self.space) {
+        let body = (p, agent.params.body_radius);
+        if let Some(walls) = boundary::walls(body, &params.boundary, &limits, self.space) {
             set(Behaviour::Walls, walls);
         }
         if w.flee != 0.0 && !self.threats.is_empty() {

@@ -6,6 +6,7 @@ use crate::neighbours::Scan;
 use crate::*;
 
 mod admission;
+mod boundary;
 mod determinism;
 mod hostile;
 mod obstacles;

@@ -385,9 +385,10 @@ fn flee_and_evade() {
 
 #[test]
 fn walls_push_inward_by_depth_and_wrap_moves_across() {
-    // Inside the margin 2 of a wall the inward force is depth / margin (per axis) times max
-    // force times the walls' weight: at x = 9 (1 into the band of the +x wall) and z = -9.5
-    // (1.5 into the band of the -z wall).
+    // Inside the margin 2 of where the body (radius 0.35, the default) would touch a wall, the
+    // inward force is depth / margin (per axis) times max force times the walls' weight: at
+    // x = 9 (1.35 into the band of the +x wall, which starts at 10 - 0.35 - 2) and z = -9.5
+    // (1.85 into the band of the -z wall).
     let mut walled = params(none(), 1.0);
     walled.boundary = Boundary::Walls {
         min: Vec3::splat(-10.0),
@@ -395,9 +396,10 @@ fn walls_push_inward_by_depth_and_wrap_moves_across() {
         margin: 2.0,
         weight: 1.5,
     };
+    assert_eq!(walled.perception.collision_distance, 0.7);
     let at = Vec3::new(9.0, 0.0, -9.5);
     let mut crowd_walled = crowd(Space::Volume, walled, &[(at, Vec3::ZERO)], None);
-    let expected = Vec3::new(-1.0 / 2.0, 0.0, 1.5 / 2.0) * 8.0 * 1.5;
+    let expected = Vec3::new(-1.35 / 2.0, 0.0, 1.85 / 2.0) * 8.0 * 1.5;
     assert_close(force_on_first(&mut crowd_walled), expected);
 
     // Wrap: leaving the +x face by 0.55 re-enters 0.55 inside the -x face.
@@ -419,7 +421,7 @@ fn walls_push_inward_by_depth_and_wrap_moves_across() {
 
 /// On the plane the walls' box counts on X and Y only: a box whose z range leaves out the
 /// plane (z from 1 to 1) still holds agents at z = 0, and an agent reaching its +x wall stops
-/// there, with and without velocity obstacles.
+/// where its body (radius 0.35) touches it, with and without velocity obstacles.
 #[test]
 fn planar_walls_keep_agents_on_the_plane() {
     for mode in [VelocityObstacles::Off, VelocityObstacles::Solid] {
@@ -430,11 +432,11 @@ fn planar_walls_keep_agents_on_the_plane() {
         let mut crowd = crowd(
             Space::Planar,
             walled,
-            &[(Vec3::new(4.9, 0.0, 0.0), Vec3::new(5.0, 0.0, 0.0))],
+            &[(Vec3::new(4.5, 0.0, 0.0), Vec3::new(5.0, 0.0, 0.0))],
             None,
         );
         crowd.step(0.1);
-        assert_close(crowd.position(0), Vec3::new(5.0, 0.0, 0.0));
+        assert_close(crowd.position(0), Vec3::new(5.0 - 0.35, 0.0, 0.0));
     }
 }
 

@@ -385,14 +385,18 @@ pub enum Boundary {
         /// Highest corner.
         max: Vec3,
     },
-    /// Within `margin` of a face a force pushes inward, growing with depth; the faces themselves
-    /// are hard and reflect the velocity.
+    /// Walls that hold each agent's whole body (its [`Perception::collision_distance`] across)
+    /// inside the box: within `margin` of where the body would touch a face a force pushes
+    /// inward, growing with depth; the faces themselves are hard, and a body that reaches one
+    /// stops touching it with its velocity reflected. A box narrower than a body holds it at
+    /// its middle; an axis on which the box is flat holds agents on that plane.
     Walls {
         /// Lowest corner.
         min: Vec3,
         /// Highest corner.
         max: Vec3,
-        /// Width of the band inside each face where the inward force acts.
+        /// Width of the band, inside the place where a body touches each face, where the
+        /// inward force acts.
         margin: f32,
         /// Strength of the inward force, as a multiple of `max_force` at full depth.
         weight: f32,

@@ -6,6 +6,7 @@ use glam::Vec3;
 use crate::agents::Gathered;
 use crate::maths::{NoiseDraw, length, limit_length, unit};
 use crate::obstacles::{Layered, ObstacleQuery};
+use crate::rules::boundary::room_for;
 use crate::rules::flocking::coincident_direction;
 use crate::space::Space;
 use crate::tuning::{Boundary, Perception, Prepared, VelocityObstacles};
@@ -285,8 +286,8 @@ impl VelocityInputs<'_> {
     }
 
     /// The bound `n . v <= bound` that keeps an agent's body (its centre and radius) moving
-    /// at `v` for `dt` from crossing the first obstacle surface it would touch or hard wall of
-    /// `boundary` its centre would cross: `n` points into the surface (the obstacle's outward
+    /// at `v` for `dt` from crossing the first obstacle surface or hard wall of `boundary` it
+    /// would touch: `n` points into the surface (the obstacle's outward
     /// normal reversed), and the bound is the gap to its tangent plane over `dt`, which keeps
     /// the agent out of a convex shape. `None` when the move crosses nothing.
     #[inline]
@@ -311,8 +312,10 @@ impl VelocityInputs<'_> {
             Space::Planar => 0..2,
             Space::Volume => 0..3,
         };
+        let flat = |axis: usize| min[axis] >= max[axis];
+        let (min, max) = room_for(min, max, radius);
         // An axis on which the box is flat has no walls: it holds every agent on the plane.
-        axes.filter(|&axis| min[axis] < max[axis]).find_map(|axis| {
+        axes.filter(|&axis| !flat(axis)).find_map(|axis| {
             let across = Vec3::AXES[axis];
             if to[axis] > max[axis] {
                 Some((across, (max[axis] - position[axis]).max(0.0) / dt))
