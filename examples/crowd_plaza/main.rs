@@ -13,8 +13,8 @@
 //! - `5` pedestrians: `FlockTuning::pedestrian()` (walking speeds in metres a second, a time gap
 //!   to the body ahead, so that the crowd slows as it packs, as Weidmann 1993 measured) with
 //!   this plaza's bodies, each walker at its own free speed (`SpeedFactor::walking`), the
-//!   faster overtaking where there is room. Its two crowds still lock in a band where they
-//!   cross: the time gap finds a body ahead everywhere in a mixed crowd (see the README).
+//!   faster overtaking where there is room. Its crowds cross more slowly than reciprocal's,
+//!   queueing at the door (see the README).
 //!
 //! Bodies that overlap are ringed in red. `AgentStuck` events (walkers that made no progress
 //! for three seconds) are counted too, and so are the flow through the door (over the last ten

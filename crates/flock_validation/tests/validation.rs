@@ -80,10 +80,9 @@ fn rimea_4_a_crowd_of_one_speed_slows_as_weidmann_measured_once_packed() {
 /// A bottleneck of 0.9 to 2.5 m (Seyfried et al. 2009, Liao et al. 2014), with the scene as
 /// built, turned 1 degree and turned 45 degrees, at 20 and 64 ticks a second: 120 people.
 /// Everyone gets through, no body enters a wall, the flow (the median of the three
-/// orientations) rises with the width, and from 1.6 m the specific flow is within the
-/// experiments' 1.5 to 2.2 people per metre per second. Measured, 0.9 to 2.5 m: 0.97, 1.30,
-/// 1.70, 1.66 and 1.69 at 20 ticks a second; 0.95, 1.29, 1.62, 1.67 and 1.54 at 64. At 1.2 m
-/// the recipe passes less than the experiments (see BENCHMARKS.md).
+/// orientations) rises with the width, and from 1.2 m the specific flow is within the
+/// experiments' 1.5 to 2.2 people per metre per second. Measured, 0.9 to 2.5 m: 1.25, 1.54,
+/// 1.63, 1.73 and 1.65 at 20 ticks a second; 1.42, 1.82, 1.70, 1.79 and 1.83 at 64.
 #[test]
 fn everyone_passes_a_bottleneck_and_the_flow_rises_with_its_width() {
     let tuning = FlockTuning::pedestrian();
@@ -116,7 +115,7 @@ fn everyone_passes_a_bottleneck_and_the_flow_rises_with_its_width() {
                 flows[1] > last_flow,
                 "{width} m passes no more than a narrower door"
             );
-            if width >= 1.6 {
+            if width >= 1.2 {
                 let specific = flows[1] / width;
                 assert!(
                     (1.5..=2.2).contains(&specific),
@@ -131,13 +130,14 @@ fn everyone_passes_a_bottleneck_and_the_flow_rises_with_its_width() {
 /// A two-way corridor: 50 people from each end of a corridor 30 m long and 4 m wide, at 20
 /// and 64 ticks a second: everyone walks out of the other end within five minutes, and over the
 /// half minute after the crowds meet the lane order is above that of the same people in the same
-/// places given directions at random. Measured: out in 190 s at 20 ticks a second and 85 s at
-/// 64, lane order 0.30 against 0.10 and 0.31 against 0.15. One a second, the order falls from
-/// 1 as the crowds meet to 0.2-0.4: they pass through each other in a slow, mixed jam rather
-/// than in clean lanes. The time the last one is out is heavy-tailed: over four seeds of the
-/// crowd it ranged 110-136 s at 20 ticks a second and 114-188 s at 64 (measured with the time
-/// gap of commit 052f908), and small changes to the model move it by a minute or more (88-190 s
-/// at 20 ticks a second over this step's variants). `Solid` still deadlocks here.
+/// places given directions at random. Measured: out in 81 s at 20 ticks a second and 46 s at
+/// 64, lane order 0.33 against 0.11 and 0.77 against 0.32. One a second, the order falls from
+/// 1 as the crowds meet to about 0.25; at 20 ticks a second it stays at 0.25-0.35 for 40 s,
+/// the crowds passing through each other in a mixed jam rather than in clean lanes, and at 64
+/// it climbs back to 0.9 within 15 s. The time the last one is out is heavy-tailed: over four
+/// seeds of the crowd it ranged 110-136 s at 20 ticks a second and 114-188 s at 64 (measured
+/// with the time gap of commit 052f908), and small changes to the model move it by a minute or
+/// more. `Solid` still deadlocks here.
 #[test]
 fn a_two_way_corridor_forms_lanes_and_everyone_gets_through() {
     for ticks_per_second in [20.0, 64.0] {
@@ -154,8 +154,8 @@ fn a_two_way_corridor_forms_lanes_and_everyone_gets_through() {
 
 /// Two streams of 100 people crossing at right angles, at 20 and 64 ticks a second: everyone is
 /// across within 1.75 times the time the same crowd takes walking through each other, and no
-/// more than five stand at once about the crossing. Measured: 22.5 s and 28.2 s against 16.7 s
-/// (1.34 and 1.68 times), at most 0 and 4 standing; without a time gap, 19.1 s and 19.9 s.
+/// more than five stand at once about the crossing. Measured: 21.7 s and 22.7 s against 16.7 s
+/// (1.30 and 1.36 times), at most 1 and 0 standing; without a time gap, 19.1 s and 19.9 s.
 /// Before a body crossing the way counted where it would be half a second on, the streams
 /// locked in diagonal bands: 33.6 s with up to 17 standing at 20 ticks a second, 30.6 s (1.83
 /// times) at 64.
@@ -189,8 +189,8 @@ fn two_streams_cross_at_right_angles_without_locking() {
 
 /// RiMEA test 6, movement round a corner: 20 people walk round a left turn of a 2 m corridor
 /// without passing through its walls, at 20 and 64 ticks a second, the same on one, two and
-/// three threads. Measured: all out of the 12 m after the turn in 31.3 s at 20 ticks a second
-/// and 30.5 s at 64; no body in a wall.
+/// three threads. Measured: all out of the 12 m after the turn in 27.8 s at 20 ticks a second
+/// and 27.4 s at 64; no body in a wall.
 #[test]
 fn rimea_6_twenty_people_walk_round_a_corner_and_through_no_wall() {
     let scene = rimea::corner();
@@ -222,12 +222,16 @@ fn rimea_6_twenty_people_walk_round_a_corner_and_through_no_wall() {
 /// RiMEA test 12, bottlenecks in series: the crowd queues at the first bottleneck (the
 /// corridor's entrance) and not at the second (its exit), at 20 and 64 ticks a second. No one
 /// stands still in the corridor's last 2 m while dozens do before its entrance, each person's
-/// walk through the corridor takes under twice the free walk's 4.5 s, and everyone gets
-/// through within ten minutes. Measured: everyone through in 243 s at 20 ticks a second and
-/// 259 s at 64; at most 101 and 107 standing before the entrance and none at the exit; the
-/// corridor walked in 6.6 s and 5.0 s (median), 7.4 s and 5.6 s at the longest. The first
-/// bottleneck passes 0.62 and 0.58 people a second, under the 1.6-2.0 per metre per second the
-/// experiments measured at such doors (the recipe without its time gap passes 1.2).
+/// walk through the corridor takes under three times the free walk's 4.5 s, and everyone gets
+/// through within ten minutes. Measured: everyone through in 208 s at 20 ticks a second and
+/// 196 s at 64; at most 103 and 109 standing before the entrance and none at the exit; the
+/// corridor walked in 7.0 s and 6.2 s (median), 8.5 s and 11.1 s at the longest. The first
+/// bottleneck passes 0.72 and 0.77 people a second, under the 1.6-2.0 per metre per second the
+/// experiments measured at such doors (the recipe without its time gap passes 1.2). The bound
+/// was twice the free walk until the crowd converging on the entrance kept its gap only to
+/// bodies straight before it ([`FlockTuning::pedestrian`]'s mixed crowds): the entrance then
+/// passed more people, and the corridor held a denser crowd (5.0 s median at 64 ticks a second
+/// before).
 #[test]
 fn rimea_12_a_crowd_queues_at_the_first_bottleneck_and_not_the_second() {
     let scene = rimea::bottlenecks_in_series();
@@ -265,7 +269,7 @@ fn rimea_12_a_crowd_queues_at_the_first_bottleneck_and_not_the_second() {
         assert!(entrance.most >= 10, "no queue at the first bottleneck");
         assert_eq!(exit.most, 0, "people stood still at the corridor's exit");
         assert!(
-            longest < 9.0,
+            longest < 13.5,
             "a walk through the corridor took {longest} s"
         );
     }
@@ -275,11 +279,11 @@ fn rimea_12_a_crowd_queues_at_the_first_bottleneck_and_not_the_second() {
 /// exits, and then through the two of one side; the time to empty it about doubles (asserted
 /// 1.6 to 2.4 times), everyone gets out, and no body enters a wall. At 20 ticks a second, on
 /// two threads; it takes minutes in the test profile, so it runs with the big-map tests.
-/// Measured: out in 443 s through four exits and 898 s through two, 2.03 times as long (575 s
-/// and 951 s, 1.66 times, before followers set off with the one ahead; with the time gap of
-/// commit 052f908, 482 s and 1,052 s, 2.18 times: the ratio moves with the model). Each exit
-/// passes about 0.56 people a second, under a third of what the experiments measured at 1 m
-/// doors.
+/// Measured: out in 299 s through four exits and 550 s through two, 1.84 times as long (443 s
+/// and 898 s, 2.03 times, before crowds converging on a door kept their gap only to bodies
+/// straight before them; 575 s and 951 s, 1.66 times, before followers set off with the one
+/// ahead; the ratio moves with the model). Each exit passes 0.84-0.91 people a second, about
+/// half of what the experiments measured at 1 m doors.
 #[test]
 #[ignore = "1,000 people for minutes: run with -- --ignored"]
 fn rimea_9_a_hall_empties_in_about_twice_the_time_through_half_its_exits() {

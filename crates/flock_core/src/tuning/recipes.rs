@@ -172,9 +172,10 @@ impl FlockTuning {
     /// velocity they want within the relaxation time of 0.5 s (the social force model's), and
     /// keeping clear of each other with reciprocal velocity obstacles (van den Berg et al.
     /// 2011) over a 2 s horizon, the ten nearest within 4 m counted, and a time gap of 0.6 s
-    /// to the body ahead (Tordeux et al. 2016), so that the crowd slows as it packs as
-    /// Weidmann (1993) measured: a crowd of his spread of free speeds ([`walking_speed_factor`]
-    /// with [`Crowd::set_speed_factor`](crate::Crowd::set_speed_factor)) walks at 1.0 m/s at 1
+    /// to the body ahead (Tordeux et al. 2016; in a crowd heading many ways, only to a body
+    /// straight before it), so that the crowd slows as it packs as Weidmann (1993) measured: a
+    /// crowd of his spread of free speeds ([`walking_speed_factor`] with
+    /// [`Crowd::set_speed_factor`](crate::Crowd::set_speed_factor)) walks at 1.0 m/s at 1
     /// person per m², 0.72 at 2, 0.44 at 3, 0.24 at 4 (his 1.06, 0.61, 0.33, 0.16); one of a
     /// single speed follows it from 2 per m² (0.62 there) but walks at 1.27 at 1. People in a
     /// crowd neither align nor cohere, so the flocking rules are off; they slow down within half

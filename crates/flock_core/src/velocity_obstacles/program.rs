@@ -80,13 +80,7 @@ impl VelocityInputs<'_> {
         }
         let own = prepared.params.perception;
         let velocity = agent.body.velocity;
-        let mut headway = Headway::new(
-            preferred,
-            velocity,
-            own.time_gap,
-            self.space,
-            tick.overtaking,
-        );
+        let mut headway = self.headway(agent, preferred, &own, tick);
         let index = agent.index as usize;
         let max_speed = (self.speed_factors)
             .limits(index, &prepared.params.limits)
@@ -113,7 +107,7 @@ impl VelocityInputs<'_> {
         let first_encounter = encounters.len();
         for near in near.iter() {
             let (encounter, _) = self.encounter(agent.index, &own, near);
-            headway.see(&encounter, near.slot);
+            headway.see(&encounter, near.slot, self.index.gathered[near.slot].target);
             if solid {
                 if let Some(bound) = contact(&encounter, dt, max_speed) {
                     bounds.push(bound);
@@ -137,6 +131,13 @@ impl VelocityInputs<'_> {
             bounds: first_bound..scratch.bounds.len(),
         });
         (preferred, false)
+    }
+
+    /// The headway `agent` keeps, preferring `preferred`, as its perception `own` asks.
+    #[inline(always)]
+    fn headway(&self, agent: &Gathered, preferred: Vec3, own: &Perception, tick: &Tick) -> Headway {
+        let body = (agent.body.position, agent.body.velocity);
+        Headway::new(preferred, body, own.time_gap, self.space, tick.overtaking)
     }
 
     /// The velocity of the `pending` agent, its half-spaces computed, and whether it may end
