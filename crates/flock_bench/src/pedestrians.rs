@@ -251,6 +251,9 @@ fn flow_rows(out: &mut String, reports: &[ModeReport]) {
         };
         row(out, &test, reference, reports, |r| {
             let (flow, off) = r.flows[k];
+            if flow == 0.0 {
+                return format!("too few through ({})", pass(false));
+            }
             let specific = flow / width;
             let rising = k == 0 || flow > r.flows[k - 1].0;
             let within = (1.5..=2.2).contains(&specific) && off <= 0.1;
