@@ -153,8 +153,8 @@ impl Headway {
         }
     }
 
-    /// Takes in the neighbour of `encounter`, in grid `slot`, with its target `their_target`
-    /// (if it has one): in each lane, the distance the agent could walk along
+    /// Takes in the neighbour of `encounter`, in grid `slot`, with its target (if it has one,
+    /// looked up by `their_target` only where a gap is kept): in each lane, the distance the agent could walk along
     /// its preferred direction before its body touched the neighbour's, where the neighbour is
     /// ahead in that lane ([`STAGGERED`], [`WIDENING`]; one crossing the way, a moment on:
     /// [`LEAVING`]; in a mixed crowd, [`MIXED_LANE`]) and not walking toward the agent (one
@@ -165,12 +165,12 @@ impl Headway {
         &mut self,
         encounter: &Encounter<Vec3>,
         slot: usize,
-        their_target: Option<Vec3>,
+        their_target: impl FnOnce() -> Option<Vec3>,
     ) {
         let Some(ahead) = self.ahead else {
             return;
         };
-        if let Some(target) = their_target {
+        if let Some(target) = their_target() {
             let heading = (target - self.position) - encounter.offset;
             let along = heading.dot(ahead);
             let same_way =

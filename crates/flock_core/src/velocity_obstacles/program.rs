@@ -107,7 +107,9 @@ impl VelocityInputs<'_> {
         let first_encounter = encounters.len();
         for near in near.iter() {
             let (encounter, _) = self.encounter(agent.index, &own, near);
-            headway.see(&encounter, near.slot, self.index.gathered[near.slot].target);
+            headway.see(&encounter, near.slot, || {
+                self.index.gathered[near.slot].target
+            });
             if solid {
                 if let Some(bound) = contact(&encounter, dt, max_speed) {
                     bounds.push(bound);
