@@ -90,10 +90,10 @@ pub fn two_way(tuning: &FlockTuning, per_side: usize, ticks_per_second: f32) -> 
     for tick in 1..=300 * second {
         crowd.step(dt);
         let x = |i: usize| crowd.position(i).x;
-        let foremost_east = (0..per_side).map(x).fold(f32::MIN, f32::max);
-        let foremost_west = (per_side..crowd.len()).map(x).fold(f32::MAX, f32::min);
-        if met.is_none() && foremost_east >= foremost_west {
-            met = Some(tick);
+        if met.is_none() {
+            let foremost_east = (0..per_side).map(x).fold(f32::MIN, f32::max);
+            let foremost_west = (per_side..crowd.len()).map(x).fold(f32::MAX, f32::min);
+            met = (foremost_east >= foremost_west).then_some(tick);
         }
         let passing = met.is_some_and(|m| tick - m < (PASSING as usize) * second);
         if passing && tick % second == 0 {
