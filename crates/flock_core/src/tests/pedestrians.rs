@@ -124,3 +124,63 @@ fn a_queue_sets_off_as_the_one_ahead_does() {
     println!("walked in 4 s, first to last: {walked:.2?} m");
     assert!(walked[4] >= 2.7, "the last walked {} m", walked[4]);
 }
+
+/// A packed crowd of the recipe's people (spread speeds, so that some overtake; some walking
+/// east, some north, some with no target), on the plane and in 3D: the headway measured on
+/// each lane path moves every agent to the same bits, and the gap it keeps changes where they
+/// go (the measure is not skipped).
+#[test]
+fn the_headway_measures_the_same_on_every_lane_path() {
+    let run = |space: Space, simd: SimdPath, time_gap: f32| {
+        let mut crowd = Crowd::new(space);
+        assert!(crowd.set_simd_path(simd));
+        let tuning = FlockTuning::pedestrian();
+        let params = crowd.add_params(FlockTuning {
+            perception: Perception {
+                time_gap,
+                ..tuning.perception
+            },
+            ..tuning
+        });
+        for k in 0..150 {
+            let (row, column) = ((k / 15) as f32, (k % 15) as f32);
+            let depth = if space == Space::Volume {
+                (k % 3) as f32 * 0.5
+            } else {
+                0.0
+            };
+            let position = Vec3::new(0.55 * column, 0.6 * row + 0.1 * column, depth);
+            let target = match k % 4 {
+                0 => None,
+                1 => Some(position + Vec3::Y * 30.0),
+                _ => Some(position + Vec3::X * 30.0),
+            };
+            let i = crowd.push(AgentInput {
+                position,
+                velocity: Vec3::ZERO,
+                heading: Vec3::X,
+                flock: 0,
+                params,
+                target,
+            });
+            crowd.set_speed_factor(i, 0.8 + 0.05 * (k % 9) as f32);
+        }
+        for _ in 0..100 {
+            crowd.step(0.05);
+        }
+        (0..crowd.len())
+            .map(|i| crowd.position(i).to_array().map(f32::to_bits))
+            .collect::<Vec<_>>()
+    };
+    for space in [Space::Planar, Space::Volume] {
+        let first = run(space, SimdPath::Portable, 0.6);
+        for simd in SimdPath::supported() {
+            assert_eq!(run(space, simd, 0.6), first, "{space:?} on {simd:?}");
+        }
+        assert_ne!(
+            run(space, SimdPath::Portable, 0.0),
+            first,
+            "{space:?}: the gap kept nothing"
+        );
+    }
+}

@@ -12,7 +12,12 @@
 
 use glam::Vec3;
 
+use crate::SimdPath;
 use crate::maths::{length, unit};
+use crate::neighbours::nearest::MOST_AGENTS_AVOIDED;
+#[cfg(target_arch = "x86_64")]
+use crate::simd::Avx;
+use crate::simd::{Pair, WIDTH, Wide};
 use crate::space::Space;
 
 use super::encounters::Encounter;
@@ -93,37 +98,50 @@ const ROOM: f32 = 3.0;
 /// and to its right.
 const LANES: [f32; 3] = [0.0, -1.0, 1.0];
 
+/// The most encounters a headway takes: an agent's, in whole groups of lanes.
+const SEEN: usize = MOST_AGENTS_AVOIDED.next_multiple_of(WIDTH);
+
 /// The free distance ahead of an agent that prefers `preferred` and keeps a `time_gap`
 /// ([`Perception::time_gap`](crate::Perception::time_gap)), in its own lane and in the lanes
-/// beside, taken in one encounter at a time (the ones the step builds anyway, with the bodies'
-/// true radii), then the preferred velocity cut to it.
+/// beside, measured over the encounters the step builds anyway (with the bodies' true radii),
+/// eight at a time on the crowd's lanes; then the preferred velocity cut to it.
 pub(super) struct Headway {
     /// The unit direction preferred, where a gap is kept and there is one.
     ahead: Option<Vec3>,
     /// Unit, across `ahead`, toward the right (zero unless overtaking).
     right: Vec3,
     time_gap: f32,
-    /// The least free distance so far in each of the [`LANES`].
-    free: [f32; 3],
     /// Whether the lanes beside are measured too.
     overtaking: bool,
     /// The agent's position, and its own speed along `ahead`.
     position: Vec3,
     walking: f32,
-    /// The grid slot of the body that holds the agent's own lane back.
-    leader: usize,
-    /// The least free distance so far in the [`MIXED_LANE`], and the slot of that body.
-    mixed_free: f32,
-    mixed_leader: usize,
     /// Neighbours seen with a target, and those of them heading elsewhere.
     headed: u32,
     elsewhere: u32,
+    /// The encounters seen, a column per coordinate: offsets, velocities, summed radii.
+    len: usize,
+    offsets: [[f32; SEEN]; 3],
+    velocities: [[f32; SEEN]; 3],
+    radii: [f32; SEEN],
+}
+
+/// What a headway measured of its encounters.
+struct Measured {
+    /// The least free distance in each of the [`LANES`].
+    free: [f32; 3],
+    /// The encounter (in the order seen) that holds the agent's own lane back.
+    leader: usize,
+    /// The least free distance in the [`MIXED_LANE`], and the encounter of that body.
+    mixed_free: f32,
+    mixed_leader: usize,
 }
 
 impl Headway {
     /// Nothing ahead yet of an agent at `position` moving at `velocity`; without a time gap (or
-    /// a preferred direction), nothing ever is. The lanes beside are measured only where the crowd's speeds
-    /// differ (`overtaking`); else they count as full, so that no one aims into them.
+    /// a preferred direction), nothing ever is. The lanes beside are measured only where the
+    /// crowd's speeds differ (`overtaking`); else they count as full, so that no one aims into
+    /// them.
     #[inline]
     pub(super) fn new(
         preferred: Vec3,
@@ -133,7 +151,6 @@ impl Headway {
         overtaking: bool,
     ) -> Self {
         let ahead = unit(preferred).filter(|_| time_gap > 0.0);
-        let beside = if overtaking { f32::INFINITY } else { 0.0 };
         let right = ahead
             .filter(|_| overtaking)
             .and_then(|a| unit(space.right_of(a)));
@@ -141,30 +158,25 @@ impl Headway {
             ahead,
             right: right.unwrap_or(Vec3::ZERO),
             time_gap,
-            free: [f32::INFINITY, beside, beside],
             overtaking,
             position,
             walking: ahead.map_or(0.0, |a| a.dot(velocity)),
-            leader: 0,
-            mixed_free: f32::INFINITY,
-            mixed_leader: 0,
             headed: 0,
             elsewhere: 0,
+            len: 0,
+            offsets: [[0.0; SEEN]; 3],
+            velocities: [[0.0; SEEN]; 3],
+            radii: [0.0; SEEN],
         }
     }
 
-    /// Takes in the neighbour of `encounter`, in grid `slot`, with its target (if it has one,
-    /// looked up by `their_target` only where a gap is kept): in each lane, the distance the agent could walk along
-    /// its preferred direction before its body touched the neighbour's, where the neighbour is
-    /// ahead in that lane ([`STAGGERED`], [`WIDENING`]; one crossing the way, a moment on:
-    /// [`LEAVING`]; in a mixed crowd, [`MIXED_LANE`]) and not walking toward the agent (one
-    /// coming the other way is passed by the velocity obstacles, not followed); in its own lane,
-    /// with the gap a neighbour walking away opens ([`ANTICIPATION`]).
+    /// Takes in the neighbour of `encounter`, with its target (if it has one, looked up by
+    /// `their_target` only where a gap is kept), which counts toward whether the crowd about
+    /// the agent is mixed ([`MIXED`]). The agent sees at most [`MOST_AGENTS_AVOIDED`].
     #[inline]
     pub(super) fn see(
         &mut self,
         encounter: &Encounter<Vec3>,
-        slot: usize,
         their_target: impl FnOnce() -> Option<Vec3>,
     ) {
         let Some(ahead) = self.ahead else {
@@ -178,65 +190,27 @@ impl Headway {
             self.headed += 1;
             self.elsewhere += u32::from(!same_way);
         }
-        let along = encounter.offset.dot(ahead);
-        if along <= 0.0 || encounter.velocity.dot(ahead) < 0.0 {
+        let k = self.len;
+        if k == SEEN {
             return;
         }
-        let touching = encounter.radius;
-        let their_along = encounter.velocity.dot(ahead);
-        let same_way = their_along > 0.0
-            && their_along * their_along
-                > SAME_WAY * SAME_WAY * encounter.velocity.length_squared();
-        let own_lane = STAGGERED * touching + if same_way { WIDENING * along } else { 0.0 };
-        let across_sq = encounter.offset.length_squared() - along * along;
-        // Where the body will be across the way, for one crossing it.
-        let mut leaving = encounter.offset - ahead * along;
-        if !same_way {
-            leaving += (encounter.velocity - ahead * their_along) * LEAVING;
+        for axis in 0..3 {
+            self.offsets[axis][k] = encounter.offset[axis];
+            self.velocities[axis][k] = encounter.velocity[axis];
         }
-        let lane_sq = leaving.length_squared();
-        if lane_sq < own_lane * own_lane {
-            let opening = ANTICIPATION * (their_along - self.walking).max(0.0);
-            let blocked = along - (touching * touching - across_sq).max(0.0).sqrt() + opening;
-            if blocked < self.free[0] {
-                self.free[0] = blocked;
-                self.leader = slot;
-            }
-            let mixed_lane = MIXED_LANE * touching;
-            if lane_sq < mixed_lane * mixed_lane && blocked < self.mixed_free {
-                self.mixed_free = blocked;
-                self.mixed_leader = slot;
-            }
-        }
-        if self.overtaking {
-            self.see_beside(encounter.offset - ahead * along, along, touching);
-        }
-    }
-
-    /// Takes in a neighbour `along` ahead and `perpendicular` to the way, its body and the
-    /// agent's `touching` at that distance, in the lanes beside (where the whole body must fit).
-    #[inline]
-    fn see_beside(&mut self, perpendicular: Vec3, along: f32, touching: f32) {
-        // Across the way: toward the right, and the rest (up or down, in a volume).
-        let right = perpendicular.dot(self.right);
-        let rest_sq = (perpendicular - self.right * right).length_squared();
-        for (free, shift) in self.free.iter_mut().zip(LANES).skip(1) {
-            let across = right - shift * touching;
-            let across_sq = across * across + rest_sq;
-            if across_sq < touching * touching {
-                let blocked = along - (touching * touching - across_sq).max(0.0).sqrt();
-                *free = free.min(blocked);
-            }
-        }
+        self.radii[k] = encounter.radius;
+        self.len = k + 1;
     }
 
     /// `preferred` with its speed cut to the free distance ahead over the time gap; unchanged
     /// without a time gap or a body ahead. An agent that could walk at `max_speed` behind a
-    /// body that can walk no faster than `leader_max_speed(slot)` (given its grid slot) aims
-    /// aside as well, to pass it, where a lane beside has [`ROOM`] ([`PASSING`]).
+    /// body that can walk no faster than `leader_max_speed(k)` (given the order in which it
+    /// was seen) aims aside as well, to pass it, where a lane beside has [`ROOM`]
+    /// ([`PASSING`]). Measured on the lanes of `simd`, which give the same bits.
     #[inline]
     pub(super) fn kept(
         &self,
+        simd: SimdPath,
         preferred: Vec3,
         max_speed: f32,
         leader_max_speed: impl FnOnce(usize) -> f32,
@@ -244,9 +218,17 @@ impl Headway {
         let Some(ahead) = self.ahead else {
             return preferred;
         };
-        let (mut free, mut leader) = (self.free, self.leader);
+        let measured = match simd {
+            SimdPath::Portable => self.measure::<Pair>(ahead),
+            #[cfg(target_arch = "x86_64")]
+            SimdPath::Avx2 => Avx::enter(
+                #[inline(always)]
+                || self.measure::<Avx>(ahead),
+            ),
+        };
+        let (mut free, mut leader) = (measured.free, measured.leader);
         if self.elsewhere as f32 > MIXED * self.headed as f32 {
-            (free[0], leader) = (self.mixed_free, self.mixed_leader);
+            (free[0], leader) = (measured.mixed_free, measured.mixed_leader);
         }
         let [own, left, right] = free.map(|free| free.max(0.0) / self.time_gap);
         let wanted = length(preferred);
@@ -268,4 +250,101 @@ impl Headway {
         }
         kept + side * (PASSING * faster)
     }
+
+    /// The free distances the encounters seen leave along `ahead`, eight encounters at a time
+    /// on lanes of form `V` (call it inside [`Wide::enter`]). In each lane, the distance the
+    /// agent could walk along its preferred direction before its body touched a neighbour's,
+    /// where the neighbour is ahead in that lane ([`STAGGERED`], [`WIDENING`]; one crossing the
+    /// way, a moment on: [`LEAVING`]; in a mixed crowd, [`MIXED_LANE`]) and not walking toward
+    /// the agent (one coming the other way is passed by the velocity obstacles, not followed);
+    /// in its own lane, with the gap a neighbour walking away opens ([`ANTICIPATION`]).
+    #[inline(always)]
+    fn measure<V: Wide>(&self, ahead: Vec3) -> Measured {
+        let beside = if self.overtaking { f32::INFINITY } else { 0.0 };
+        let mut measured = Measured {
+            free: [f32::INFINITY, beside, beside],
+            leader: 0,
+            mixed_free: f32::INFINITY,
+            mixed_leader: 0,
+        };
+        let splat3 = |v: Vec3| [V::splat(v.x), V::splat(v.y), V::splat(v.z)];
+        let (a, right) = (splat3(ahead), splat3(self.right));
+        let (zero, far) = (V::splat(0.0), V::splat(f32::INFINITY));
+        for at in (0..self.len).step_by(WIDTH) {
+            let live = (self.len - at).min(WIDTH);
+            let load3 =
+                |c: &[[f32; SEEN]; 3]| [V::load(&c[0], at), V::load(&c[1], at), V::load(&c[2], at)];
+            let (offset, velocity) = (load3(&self.offsets), load3(&self.velocities));
+            let touching = V::load(&self.radii, at);
+            let along = dot(offset, a);
+            let their_along = dot(velocity, a);
+            let ahead_of_agent = along.cmpgt(zero) & their_along.cmpge(zero);
+            let same_way = their_along.cmpgt(zero)
+                & (their_along * their_along)
+                    .cmpgt(V::splat(SAME_WAY * SAME_WAY) * dot(velocity, velocity));
+            let own_lane = V::splat(STAGGERED) * touching
+                + V::select(same_way, V::splat(WIDENING) * along, zero);
+            let across_sq = dot(offset, offset) - along * along;
+            let perpendicular: [V; 3] = core::array::from_fn(|i| offset[i] - a[i] * along);
+            // Where the body will be across the way, for one crossing it.
+            let leaving: [V; 3] = core::array::from_fn(|i| {
+                let moved = (velocity[i] - a[i] * their_along) * V::splat(LEAVING);
+                perpendicular[i] + V::select(same_way, zero, moved)
+            });
+            let lane_sq = dot(leaving, leaving);
+            let in_lane = ahead_of_agent & lane_sq.cmplt(own_lane * own_lane);
+            let opening = V::splat(ANTICIPATION) * (their_along - V::splat(self.walking)).max(zero);
+            let blocked = along - (touching * touching - across_sq).max(zero).sqrt() + opening;
+            let mixed_lane = V::splat(MIXED_LANE) * touching;
+            let in_mixed = in_lane & lane_sq.cmplt(mixed_lane * mixed_lane);
+            let live_bits = (1 << live) - 1;
+            let in_lane = V::bitmask(in_lane) & live_bits;
+            if in_lane != 0 {
+                let blocked = blocked.to_array();
+                for k in set_bits(in_lane) {
+                    if blocked[k] < measured.free[0] {
+                        (measured.free[0], measured.leader) = (blocked[k], at + k);
+                    }
+                }
+                for k in set_bits(V::bitmask(in_mixed) & live_bits) {
+                    if blocked[k] < measured.mixed_free {
+                        (measured.mixed_free, measured.mixed_leader) = (blocked[k], at + k);
+                    }
+                }
+            }
+            if !self.overtaking {
+                continue;
+            }
+            // Beside: across the way, toward the right, and the rest (up or down, in a
+            // volume); the whole body must fit.
+            let rightward = dot(perpendicular, right);
+            let rest: [V; 3] = core::array::from_fn(|i| perpendicular[i] - right[i] * rightward);
+            let rest_sq = dot(rest, rest);
+            for (free, shift) in measured.free.iter_mut().zip(LANES).skip(1) {
+                let across = rightward - V::splat(shift) * touching;
+                let across_sq = across * across + rest_sq;
+                let near = ahead_of_agent & across_sq.cmplt(touching * touching);
+                let blocked = along - (touching * touching - across_sq).max(zero).sqrt();
+                let blocked = V::select(near, blocked, far).to_array();
+                *free = blocked[..live].iter().fold(*free, |free, &b| free.min(b));
+            }
+        }
+        measured
+    }
+}
+
+/// The lanes `bits` selects (bit `k` for lane `k`), lowest first.
+#[inline(always)]
+fn set_bits(mut bits: u32) -> impl Iterator<Item = usize> {
+    core::iter::from_fn(move || {
+        let k = bits.trailing_zeros() as usize;
+        bits &= bits.wrapping_sub(1);
+        (k < WIDTH).then_some(k)
+    })
+}
+
+/// `a . b` on lanes, in glam's order of sums.
+#[inline(always)]
+fn dot<V: Wide>(a: [V; 3], b: [V; 3]) -> V {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }

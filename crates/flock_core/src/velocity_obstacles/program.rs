@@ -107,9 +107,7 @@ impl VelocityInputs<'_> {
         let first_encounter = encounters.len();
         for near in near.iter() {
             let (encounter, _) = self.encounter(agent.index, &own, near);
-            headway.see(&encounter, near.slot, || {
-                self.index.gathered[near.slot].target
-            });
+            headway.see(&encounter, || self.index.gathered[near.slot].target);
             if solid {
                 if let Some(bound) = contact(&encounter, dt, max_speed) {
                     bounds.push(bound);
@@ -119,8 +117,9 @@ impl VelocityInputs<'_> {
                 encounters.push(&as_programmed(&encounter), velocity);
             }
         }
-        let leader_max_speed = |slot| self.max_speed_in(slot);
-        let preferred = headway.kept(preferred, max_speed, leader_max_speed);
+        let leader_max_speed = |k: usize| self.max_speed_in(near[k].slot);
+        let simd = self.index.lanes.simd();
+        let preferred = headway.kept(simd, preferred, max_speed, leader_max_speed);
         let preferred = self.slid_along_surface(agent, prepared, preferred, tick);
         scratch.pending.push(Pending {
             at,
