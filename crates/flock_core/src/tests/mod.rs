@@ -8,6 +8,7 @@ use crate::*;
 mod admission;
 mod boundary;
 mod determinism;
+mod giving_way;
 mod hostile;
 mod obstacles;
 mod pedestrians;

@@ -49,6 +49,7 @@
 mod contacts;
 mod context;
 mod encounters;
+mod giving_way;
 mod headway;
 mod kept;
 mod linear;

@@ -80,11 +80,12 @@ impl VelocityInputs<'_> {
         }
         let own = prepared.params.perception;
         let velocity = agent.body.velocity;
-        let mut headway = self.headway(agent, preferred, &own, tick);
         let index = agent.index as usize;
         let max_speed = (self.speed_factors)
             .limits(index, &prepared.params.limits)
             .max_speed;
+        let preferred = self.given_way(agent, prepared, (preferred, max_speed), &scratch.near);
+        let mut headway = self.headway(agent, preferred, &own, tick);
         let dt = tick.dt;
         let Scratch {
             near,
@@ -194,7 +195,7 @@ impl VelocityInputs<'_> {
     }
 
     /// The max speed of the agent in grid `slot`, its speed factor taken in.
-    fn max_speed_in(&self, slot: usize) -> f32 {
+    pub(super) fn max_speed_in(&self, slot: usize) -> f32 {
         let params = &self.params[self.index.lanes.params(slot) as usize].params;
         let index = self.index.grid.order()[slot] as usize;
         self.speed_factors.limits(index, &params.limits).max_speed
