@@ -319,8 +319,8 @@ pub struct Perception {
     /// It is made for people walking in streams (corridors, doors, crossings), and measured on
     /// them in the repository's validation crate. A packed crowd going every which way waits on
     /// itself: in BENCHMARKS.md's dense crowd to goals (400 units 0.7 m across, a metre apart,
-    /// each sent to another's place) 58 were home after two minutes with a gap of 0.6 s, 161
-    /// with 0.3 s, and 331 with none; keep it at 0 for such crowds.
+    /// each sent to another's place) 69 were home after two minutes with a gap of 0.6 s, 146
+    /// with 0.3 s, and 398 with none; keep it at 0 for such crowds.
     pub time_gap: f32,
     /// How much the agent keeps its way in velocity-obstacle avoidance: of two agents that
     /// avoid each other, each takes the share `other / (own + other)` of each manoeuvre, so the
