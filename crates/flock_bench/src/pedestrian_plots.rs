@@ -99,6 +99,11 @@ pub(crate) fn plot_fundamental_diagram(modes: Vec<Curve>, recipe: Curve, path: &
 
 /// Specific flow against width: the experiments' range and each of the `modes`.
 pub(crate) fn plot_bottleneck(modes: Vec<Curve>, path: &str) {
+    // Tall enough for every flow measured (ORCA's wide doors pass over twice the range).
+    let highest = (modes.iter())
+        .flat_map(|curve| curve.points.iter().map(|&(_, flow)| flow))
+        .fold(0.0_f64, f64::max);
+    let top = (1.1 * highest).max(2.6);
     let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
     root.fill(&WHITE).expect("fill");
     let mut chart = ChartBuilder::on(&root)
@@ -109,7 +114,7 @@ pub(crate) fn plot_bottleneck(modes: Vec<Curve>, path: &str) {
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(60)
-        .build_cartesian_2d(0.8..2.6_f64, 0.0..2.6_f64)
+        .build_cartesian_2d(0.8..2.6_f64, 0.0..top)
         .expect("chart");
     chart
         .configure_mesh()

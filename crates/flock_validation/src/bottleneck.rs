@@ -2,10 +2,11 @@
 //! flow through bottlenecks", Transportation Science 43) and Liao et al. (2014, "Experimental
 //! study on pedestrian flow through wide bottleneck", Transportation Research Procedia 2).
 
+use flock_core::Shape;
 use flock_core::glam::{Quat, Vec3};
-use flock_core::{AgentInput, Crowd, FlockTuning, Shape, Space};
 
-use crate::{depth_in, retarget, v};
+use crate::people::Model;
+use crate::{depth_in, v};
 
 /// The widths measured, m.
 pub const WIDTHS: [f32; 5] = [0.9, 1.2, 1.6, 2.0, 2.5];
@@ -38,13 +39,16 @@ impl Crossing {
 }
 
 /// A door `width` m wide in a wall at x = 0, the scene turned `turned` degrees; [`PEOPLE`]
-/// people tuned as `tuning` start packed at 2.5 per m² in a 5 m wide block before it, each
+/// people moved as `model` says start packed at 2.5 per m² in a 5 m wide block before it, each
 /// walking to the nearest point of the way through (a body's breadth from the posts) and then
 /// to a point 20 m past the wall, at `ticks_per_second`, for up to five minutes.
-pub fn crossing(tuning: &FlockTuning, width: f32, ticks_per_second: f32, turned: f32) -> Crossing {
+pub fn crossing(
+    model: impl Into<Model>,
+    width: f32,
+    ticks_per_second: f32,
+    turned: f32,
+) -> Crossing {
     let turn = Quat::from_rotation_z(turned.to_radians());
-    let mut crowd = Crowd::new(Space::Planar);
-    let params = crowd.add_params(*tuning);
     let half = 0.5 * width;
     let wall = |from: f32, to: f32| Shape::Box {
         centre: turn * v(0.0, 0.5 * (from + to)),
@@ -52,7 +56,7 @@ pub fn crossing(tuning: &FlockTuning, width: f32, ticks_per_second: f32, turned:
         rotation: turn,
     };
     let walls = [wall(half, 30.0), wall(-30.0, -half)];
-    crowd.set_obstacles(walls);
+    let mut crowd = model.into().people(&walls, 1);
     let inner = (half - 0.4).max(0.0);
     // Eight rows 1 / sqrt(2.5) m apart: 5 m wide at 2.5 per m².
     let (rows, spacing) = (8, 1.0 / libm::sqrtf(2.5));
@@ -60,14 +64,8 @@ pub fn crossing(tuning: &FlockTuning, width: f32, ticks_per_second: f32, turned:
     for k in 0..PEOPLE {
         let column = (k / rows) as f32;
         let start = v(-1.0 - column * spacing, row_of(k) * spacing);
-        crowd.push(AgentInput {
-            position: turn * start,
-            velocity: Vec3::ZERO,
-            heading: turn * Vec3::X,
-            flock: 0,
-            params,
-            target: Some(turn * v(1.0, start.y.clamp(-inner, inner))),
-        });
+        let aim = v(1.0, start.y.clamp(-inner, inner));
+        crowd.push(turn * start, turn * Vec3::X, turn * aim);
     }
     let dt = 1.0 / ticks_per_second;
     let mut crossed = vec![None; PEOPLE];
@@ -80,7 +78,7 @@ pub fn crossing(tuning: &FlockTuning, width: f32, ticks_per_second: f32, turned:
             deepest = deepest.max(depth_in(&walls, p));
             if at.is_none() && (back * p).x > 0.0 {
                 *at = Some(tick as f32 * dt);
-                retarget(&mut crowd, i, params, turn * v(20.0, row_of(i)));
+                crowd.retarget(i, turn * v(20.0, row_of(i)));
             }
         }
         if crossed.iter().all(Option::is_some) {

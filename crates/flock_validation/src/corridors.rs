@@ -1,28 +1,20 @@
 //! Corridors: RiMEA test 1 (one person, 40 m) and a two-way corridor.
 
 use flock_core::glam::{Quat, Vec3};
-use flock_core::{AgentInput, Boundary, Crowd, FlockTuning, Shape, Space};
+use flock_core::{Boundary, Shape};
 
+use crate::people::{Model, People};
 use crate::{scatter, v};
 
-/// Seconds for one person tuned as `tuning` to walk the 40 m of RiMEA test 1's corridor, 2 m
+/// Seconds for one person moved as `model` says to walk the 40 m of RiMEA test 1's corridor, 2 m
 /// wide, at `ticks_per_second`; `None` if not there after a minute. The guideline asks 26 to
 /// 34 s of a person walking at 1.33 m/s.
-pub fn rimea_1(tuning: &FlockTuning, ticks_per_second: f32) -> Option<f32> {
-    let mut crowd = Crowd::new(Space::Planar);
-    let params = crowd.add_params(FlockTuning {
-        // The corridor, as walls a little longer than the walk.
-        boundary: Boundary::walls(v(-1.0, -1.0), v(41.0, 1.0), 0.3),
-        ..*tuning
-    });
-    crowd.push(AgentInput {
-        position: Vec3::ZERO,
-        velocity: Vec3::ZERO,
-        heading: Vec3::X,
-        flock: 0,
-        params,
-        target: Some(v(40.0, 0.0)),
-    });
+pub fn rimea_1(model: impl Into<Model>, ticks_per_second: f32) -> Option<f32> {
+    // The corridor, as walls a little longer than the walk (the kernel's box; ORCA's person
+    // walks its middle, where no wall is near).
+    let corridor = Boundary::walls(v(-1.0, -1.0), v(41.0, 1.0), 0.3);
+    let mut crowd = model.into().within(corridor).people(&[], 1);
+    crowd.push(Vec3::ZERO, Vec3::X, v(40.0, 0.0));
     let dt = 1.0 / ticks_per_second;
     for tick in 1..=(60.0 * ticks_per_second) as usize {
         crowd.step(dt);
@@ -48,18 +40,16 @@ pub struct TwoWay {
 /// The seconds after the two crowds of [`two_way`] meet over which the lane order is taken.
 pub const PASSING: f32 = 30.0;
 
-/// `per_side` people tuned as `tuning` from each end of a corridor 30 m long and 4 m wide
+/// `per_side` people moved as `model` says from each end of a corridor 30 m long and 4 m wide
 /// (walls as obstacles), in rows of five 0.7 m apart, each walking out of the other end, at
 /// `ticks_per_second`.
-pub fn two_way(tuning: &FlockTuning, per_side: usize, ticks_per_second: f32) -> TwoWay {
-    let mut crowd = Crowd::new(Space::Planar);
-    let params = crowd.add_params(*tuning);
+pub fn two_way(model: impl Into<Model>, per_side: usize, ticks_per_second: f32) -> TwoWay {
     let wall = |y: f32| Shape::Box {
         centre: v(15.0, y),
         half_extents: Vec3::new(25.0, 0.1, 1.0),
         rotation: Quat::IDENTITY,
     };
-    crowd.set_obstacles([wall(2.1), wall(-2.1)]);
+    let mut crowd = model.into().people(&[wall(2.1), wall(-2.1)], 1);
     let per_row = 5;
     for k in 0..2 * per_side {
         let east = k < per_side;
@@ -71,14 +61,8 @@ pub fn two_way(tuning: &FlockTuning, per_side: usize, ticks_per_second: f32) -> 
         } else {
             30.0 + column * 0.7
         };
-        crowd.push(AgentInput {
-            position: v(x, y),
-            velocity: Vec3::ZERO,
-            heading: if east { Vec3::X } else { Vec3::NEG_X },
-            flock: 0,
-            params,
-            target: Some(v(if east { 45.0 } else { -15.0 }, y)),
-        });
+        let heading = if east { Vec3::X } else { Vec3::NEG_X };
+        crowd.push(v(x, y), heading, v(if east { 45.0 } else { -15.0 }, y));
     }
     let dt = 1.0 / ticks_per_second;
     let east = |i: usize| i < per_side;
@@ -122,7 +106,7 @@ pub fn two_way(tuning: &FlockTuning, per_side: usize, ticks_per_second: f32) -> 
 /// `((n_same - n_other) / (n_same + n_other))²` among the others within 0.5 m sideways and 2 m
 /// along, 1 where everyone walks in lanes of its own direction, about 0 in a mixed crowd (the
 /// form of Rex and Löwen 2007).
-pub fn lane_order(crowd: &Crowd, east: impl Fn(usize) -> bool) -> f32 {
+pub fn lane_order(crowd: &People, east: impl Fn(usize) -> bool) -> f32 {
     let inside: Vec<usize> = (0..crowd.len())
         .filter(|&i| (0.0..30.0).contains(&crowd.position(i).x))
         .collect();

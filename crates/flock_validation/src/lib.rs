@@ -3,7 +3,9 @@
 //! it, to compare velocity-obstacle modes): RiMEA's tests (RiMEA, "Guideline for Microscopic
 //! Evacuation Analysis", version 3.0, 2016) 1, 4 (the fundamental diagram), 6, 9 and 12;
 //! bottlenecks of 0.9 to 2.5 m as in Seyfried et al. (2009) and Liao et al. (2014); a
-//! two-way corridor; and two streams crossing at right angles.
+//! two-way corridor; and two streams crossing at right angles. Each scene can be walked by
+//! ORCA as well (the `dodgy_2d` crate, driven directly: [`people::Model::Orca`]), as the
+//! reference crowd libraries build on.
 //!
 //! Each scene returns what it measured; this crate's tests hold the recipe to the references,
 //! and `flock_bench --only pedestrians` writes the table and the plots in BENCHMARKS.md. People
@@ -13,11 +15,13 @@
 pub mod bottleneck;
 pub mod corridors;
 pub mod fundamental_diagram;
+pub mod orca;
+pub mod people;
 pub mod rimea;
 pub mod streams;
 
+use flock_core::Shape;
 use flock_core::glam::{Quat, Vec3};
-use flock_core::{AgentInput, Crowd, NewAgent, ParamsId, Shape};
 
 /// A body's breadth in the pedestrian recipe, m.
 pub const BREADTH: f32 = 0.4;
@@ -54,27 +58,6 @@ pub fn gap_to(walls: &[Shape], p: Vec3) -> f32 {
 pub fn depth_in(walls: &[Shape], p: Vec3) -> f32 {
     let radius = 0.5 * BREADTH;
     (radius - gap_to(walls, p)) / radius
-}
-
-/// Sends agent `i` of `crowd` (of parameter set `params`) to `target`, keeping its state.
-pub fn retarget(crowd: &mut Crowd, i: usize, params: ParamsId, target: Vec3) {
-    let input = AgentInput {
-        position: crowd.position(i),
-        velocity: crowd.velocity(i),
-        heading: crowd.heading(i),
-        flock: 0,
-        params,
-        target: Some(target),
-    };
-    let memory = crowd.memory(i);
-    crowd.set_agent(
-        i,
-        NewAgent {
-            input,
-            memory,
-            quarry_velocity: None,
-        },
-    );
 }
 
 /// The `k`th point of the plastic-number sequence in the square from -1 to 1 (Roberts 2018's R2

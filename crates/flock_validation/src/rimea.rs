@@ -2,9 +2,10 @@
 //! emptied through four exits and through two; test 12, two bottlenecks in series.
 
 use flock_core::glam::Vec3;
-use flock_core::{AgentInput, Crowd, FlockTuning, ScopedThreads, Shape, Space};
+use flock_core::{FlockTuning, Shape};
 
-use crate::{BREADTH, depth_in, retarget, scatter, v, wall, walls};
+use crate::people::{Model, People};
+use crate::{BREADTH, depth_in, scatter, v, wall, walls};
 
 /// A way through, from `from` to `to` (the posts), crossed toward `ahead` (unit).
 #[derive(Clone, Copy, Debug)]
@@ -64,12 +65,12 @@ pub struct Walk {
     pub out: Option<f32>,
 }
 
-/// How a scene is walked: the people's tuning, the tick rate, the longest it runs, and on
+/// How a scene is walked: how the people are moved, the tick rate, the longest it runs, and on
 /// how many threads.
 #[derive(Clone, Copy, Debug)]
 pub struct Run {
-    /// The people's tuning.
-    pub tuning: FlockTuning,
+    /// How the people are moved.
+    pub model: Model,
     /// Ticks a second.
     pub ticks_per_second: f32,
     /// The longest the run lasts, s.
@@ -82,7 +83,7 @@ impl Run {
     /// The pedestrian recipe at `ticks_per_second`, for at most `seconds`, on one thread.
     pub fn pedestrians(ticks_per_second: f32, seconds: f32) -> Self {
         Self {
-            tuning: FlockTuning::pedestrian(),
+            model: Model::Kernel(FlockTuning::pedestrian()),
             ticks_per_second,
             seconds,
             threads: 1,
@@ -92,20 +93,10 @@ impl Run {
 
 /// Walks `scene` as `run` says, each person through its gates in turn, calling `watch` with
 /// the crowd after every tick.
-pub fn walk(scene: &Scene, run: &Run, watch: &mut dyn FnMut(&Crowd)) -> Walk {
-    let mut crowd = Crowd::new(Space::Planar);
-    crowd.set_executor(ScopedThreads(run.threads));
-    let params = crowd.add_params(run.tuning);
-    crowd.set_obstacles(scene.walls.iter().copied());
+pub fn walk(scene: &Scene, run: &Run, watch: &mut dyn FnMut(&People)) -> Walk {
+    let mut crowd = run.model.people(&scene.walls, run.threads);
     for (start, route) in &scene.people {
-        crowd.push(AgentInput {
-            position: *start,
-            velocity: Vec3::ZERO,
-            heading: route[0].ahead,
-            flock: 0,
-            params,
-            target: Some(route[0].aim(*start)),
-        });
+        crowd.push(*start, route[0].ahead, route[0].aim(*start));
     }
     let mut passed: Vec<Vec<Option<f32>>> = (scene.people.iter())
         .map(|(_, route)| vec![None; route.len()])
@@ -128,7 +119,7 @@ pub fn walk(scene: &Scene, run: &Run, watch: &mut dyn FnMut(&Crowd)) -> Walk {
                     Some(gate) => gate.aim(p),
                     None => route[next].aim(p) + route[next].ahead * 10.0,
                 };
-                retarget(&mut crowd, i, params, target);
+                crowd.retarget(i, target);
             }
         }
         if passed.iter().all(|times| times.iter().all(Option::is_some)) {
@@ -206,7 +197,7 @@ pub struct Standing {
 
 impl Standing {
     /// Counts those standing in the zone now.
-    pub fn count(&mut self, crowd: &Crowd) {
+    pub fn count(&mut self, crowd: &People) {
         let standing = (0..crowd.len())
             .filter(|&i| {
                 let p = crowd.position(i);

@@ -3,10 +3,9 @@
 //! one crossing in front of it (Helbing et al. 2005, "Self-organized pedestrian crowd dynamics",
 //! Transportation Science 39, describe the stripes such crossings form).
 
-use flock_core::glam::Vec3;
-use flock_core::{AgentInput, Crowd, FlockTuning, Space};
-
+use crate::people::{Model, People};
 use crate::{scatter, v};
+use flock_core::glam::Vec3;
 
 /// The people in each stream.
 pub const PER_STREAM: usize = 100;
@@ -25,14 +24,13 @@ pub struct Streams {
     pub most_standing: usize,
 }
 
-/// [`PER_STREAM`] people tuned as `tuning` walking east and as many walking north, each
+/// [`PER_STREAM`] people moved as `model` says walking east and as many walking north, each
 /// stream 10 m across and 10 m deep (one person per m², each moved up to 0.3 m off its cell's
 /// centre, in no order), both 6 m from the crossing's centre at the start, each person walking
 /// straight on to 40 m past it, at `ticks_per_second`. Someone is across once 6 m past the
 /// centre along their way.
-pub fn crossing_streams(tuning: &FlockTuning, ticks_per_second: f32) -> Streams {
-    let mut crowd = Crowd::new(Space::Planar);
-    let params = crowd.add_params(*tuning);
+pub fn crossing_streams(model: impl Into<Model>, ticks_per_second: f32) -> Streams {
+    let mut crowd = model.into().people(&[], 1);
     let columns = 10;
     for k in 0..2 * PER_STREAM {
         let east = k < PER_STREAM;
@@ -45,18 +43,11 @@ pub fn crossing_streams(tuning: &FlockTuning, ticks_per_second: f32) -> Streams 
         } else {
             (v(across, back), v(across, 40.0), Vec3::Y)
         };
-        crowd.push(AgentInput {
-            position,
-            velocity: Vec3::ZERO,
-            heading,
-            flock: 0,
-            params,
-            target: Some(target),
-        });
+        crowd.push(position, heading, target);
     }
     let dt = 1.0 / ticks_per_second;
     let mut most_standing = 0;
-    let is_across = |crowd: &Crowd, i: usize| {
+    let is_across = |crowd: &People, i: usize| {
         let p = crowd.position(i);
         (if i < PER_STREAM { p.x } else { p.y }) > HALF_CROSSING
     };

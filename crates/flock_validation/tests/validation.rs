@@ -7,6 +7,7 @@ use flock_validation::corridors::{self, TwoWay};
 use flock_validation::fundamental_diagram::{
     DENSITIES, mean_speed_at_density, tolerance, weidmann_speed,
 };
+use flock_validation::people::Model;
 use flock_validation::rimea::{self, Run, Standing};
 use flock_validation::streams::{self, Streams};
 
@@ -17,7 +18,7 @@ use flock_validation::streams::{self, Streams};
 #[test]
 fn rimea_1_one_pedestrian_crosses_the_corridor_in_26_to_34_seconds() {
     for ticks_per_second in [20.0, 64.0] {
-        let seconds = corridors::rimea_1(&FlockTuning::pedestrian(), ticks_per_second);
+        let seconds = corridors::rimea_1(FlockTuning::pedestrian(), ticks_per_second);
         println!("RiMEA test 1 at {ticks_per_second} ticks/s: {seconds:?} s");
         let seconds = seconds.expect("the pedestrian arrives within a minute");
         assert!((26.0..=34.0).contains(&seconds), "{seconds} s");
@@ -91,7 +92,7 @@ fn everyone_passes_a_bottleneck_and_the_flow_rises_with_its_width() {
         for width in WIDTHS {
             let mut flows = Vec::new();
             for turned in TURNS {
-                let run = bottleneck::crossing(&tuning, width, ticks_per_second, turned);
+                let run = bottleneck::crossing(tuning, width, ticks_per_second, turned);
                 let through = run.times.len();
                 assert_eq!(
                     through,
@@ -142,7 +143,7 @@ fn everyone_passes_a_bottleneck_and_the_flow_rises_with_its_width() {
 fn a_two_way_corridor_forms_lanes_and_everyone_gets_through() {
     for ticks_per_second in [20.0, 64.0] {
         let TwoWay { out, lanes, mixed } =
-            corridors::two_way(&FlockTuning::pedestrian(), 50, ticks_per_second);
+            corridors::two_way(FlockTuning::pedestrian(), 50, ticks_per_second);
         println!(
             "two-way corridor at {ticks_per_second} ticks/s: out in {out:?} s, lane order \
              {lanes:.2} (the same places in no lanes: {mixed:.2})"
@@ -170,13 +171,13 @@ fn two_streams_cross_at_right_angles_without_locking() {
             },
             ..recipe
         };
-        let free = streams::crossing_streams(&through_each_other, ticks_per_second)
+        let free = streams::crossing_streams(through_each_other, ticks_per_second)
             .across
             .expect("people walking through each other get across");
         let Streams {
             across,
             most_standing,
-        } = streams::crossing_streams(&recipe, ticks_per_second);
+        } = streams::crossing_streams(recipe, ticks_per_second);
         println!(
             "crossing streams at {ticks_per_second} ticks/s: across in {across:?} s (walking \
              through each other {free:.1} s), most standing {most_standing}"
@@ -309,4 +310,28 @@ fn rimea_9_a_hall_empties_in_about_twice_the_time_through_half_its_exits() {
     let ratio = times[1] / times[0];
     println!("RiMEA test 9: two exits take {ratio:.2} times as long as four");
     assert!((1.6..=2.4).contains(&ratio), "{ratio}");
+}
+
+/// ORCA driven directly (the `dodgy_2d` crate, the benchmarks' reference column) walks the
+/// same scenes: RiMEA test 1's person covers the corridor in 26 to 34 s, and the 120 people of
+/// the 1.2 m bottleneck all get through it, none into its walls. Measured at 20 ticks a second:
+/// 29.7 s; all through at 2.17 people per metre per second, no body in a wall.
+#[test]
+fn orca_driven_directly_walks_the_same_scenes() {
+    let seconds = corridors::rimea_1(Model::Orca, 20.0).expect("ORCA's person arrives");
+    assert!((26.0..=34.0).contains(&seconds), "{seconds} s");
+    let run = bottleneck::crossing(Model::Orca, 1.2, 20.0, 0.0);
+    println!(
+        "ORCA: RiMEA test 1 in {seconds} s; 1.2 m door {} through, {:?} people a second, \
+         deepest in a wall {:.3} of the radius",
+        run.times.len(),
+        run.flow(),
+        run.deepest
+    );
+    assert_eq!(run.times.len(), bottleneck::PEOPLE, "not everyone through");
+    assert!(
+        run.deepest <= 0.05,
+        "{} of the radius in a wall",
+        run.deepest
+    );
 }
