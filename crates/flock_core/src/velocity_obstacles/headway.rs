@@ -119,7 +119,13 @@ pub(super) struct Headway {
     /// Neighbours seen with a target, and those of them heading elsewhere.
     headed: u32,
     elsewhere: u32,
-    /// The encounters seen, a column per coordinate: offsets, velocities, summed radii.
+    /// The encounters seen, where a gap is kept (left unmade elsewhere, as most agents keep
+    /// none).
+    seen: Option<Seen>,
+}
+
+/// An agent's encounters, a column per coordinate.
+struct Seen {
     len: usize,
     offsets: [[f32; SEEN]; 3],
     velocities: [[f32; SEEN]; 3],
@@ -163,10 +169,12 @@ impl Headway {
             walking: ahead.map_or(0.0, |a| a.dot(velocity)),
             headed: 0,
             elsewhere: 0,
-            len: 0,
-            offsets: [[0.0; SEEN]; 3],
-            velocities: [[0.0; SEEN]; 3],
-            radii: [0.0; SEEN],
+            seen: ahead.map(|_| Seen {
+                len: 0,
+                offsets: [[0.0; SEEN]; 3],
+                velocities: [[0.0; SEEN]; 3],
+                radii: [0.0; SEEN],
+            }),
         }
     }
 
@@ -190,16 +198,19 @@ impl Headway {
             self.headed += 1;
             self.elsewhere += u32::from(!same_way);
         }
-        let k = self.len;
+        let Some(seen) = &mut self.seen else {
+            return;
+        };
+        let k = seen.len;
         if k == SEEN {
             return;
         }
         for axis in 0..3 {
-            self.offsets[axis][k] = encounter.offset[axis];
-            self.velocities[axis][k] = encounter.velocity[axis];
+            seen.offsets[axis][k] = encounter.offset[axis];
+            seen.velocities[axis][k] = encounter.velocity[axis];
         }
-        self.radii[k] = encounter.radius;
-        self.len = k + 1;
+        seen.radii[k] = encounter.radius;
+        seen.len = k + 1;
     }
 
     /// `preferred` with its speed cut to the free distance ahead over the time gap; unchanged
@@ -215,15 +226,15 @@ impl Headway {
         max_speed: f32,
         leader_max_speed: impl FnOnce(usize) -> f32,
     ) -> Vec3 {
-        let Some(ahead) = self.ahead else {
+        let (Some(ahead), Some(seen)) = (self.ahead, &self.seen) else {
             return preferred;
         };
         let measured = match simd {
-            SimdPath::Portable => self.measure::<Pair>(ahead),
+            SimdPath::Portable => self.measure::<Pair>(ahead, seen),
             #[cfg(target_arch = "x86_64")]
             SimdPath::Avx2 => Avx::enter(
                 #[inline(always)]
-                || self.measure::<Avx>(ahead),
+                || self.measure::<Avx>(ahead, seen),
             ),
         };
         let (mut free, mut leader) = (measured.free, measured.leader);
@@ -251,7 +262,7 @@ impl Headway {
         kept + side * (PASSING * faster)
     }
 
-    /// The free distances the encounters seen leave along `ahead`, eight encounters at a time
+    /// The free distances the encounters `seen` leave along `ahead`, eight encounters at a time
     /// on lanes of form `V` (call it inside [`Wide::enter`]). In each lane, the distance the
     /// agent could walk along its preferred direction before its body touched a neighbour's,
     /// where the neighbour is ahead in that lane ([`STAGGERED`], [`WIDENING`]; one crossing the
@@ -259,7 +270,7 @@ impl Headway {
     /// the agent (one coming the other way is passed by the velocity obstacles, not followed);
     /// in its own lane, with the gap a neighbour walking away opens ([`ANTICIPATION`]).
     #[inline(always)]
-    fn measure<V: Wide>(&self, ahead: Vec3) -> Measured {
+    fn measure<V: Wide>(&self, ahead: Vec3, seen: &Seen) -> Measured {
         let beside = if self.overtaking { f32::INFINITY } else { 0.0 };
         let mut measured = Measured {
             free: [f32::INFINITY, beside, beside],
@@ -270,12 +281,12 @@ impl Headway {
         let splat3 = |v: Vec3| [V::splat(v.x), V::splat(v.y), V::splat(v.z)];
         let (a, right) = (splat3(ahead), splat3(self.right));
         let (zero, far) = (V::splat(0.0), V::splat(f32::INFINITY));
-        for at in (0..self.len).step_by(WIDTH) {
-            let live = (self.len - at).min(WIDTH);
+        for at in (0..seen.len).step_by(WIDTH) {
+            let live = (seen.len - at).min(WIDTH);
             let load3 =
                 |c: &[[f32; SEEN]; 3]| [V::load(&c[0], at), V::load(&c[1], at), V::load(&c[2], at)];
-            let (offset, velocity) = (load3(&self.offsets), load3(&self.velocities));
-            let touching = V::load(&self.radii, at);
+            let (offset, velocity) = (load3(&seen.offsets), load3(&seen.velocities));
+            let touching = V::load(&seen.radii, at);
             let along = dot(offset, a);
             let their_along = dot(velocity, a);
             let ahead_of_agent = along.cmpgt(zero) & their_along.cmpge(zero);
