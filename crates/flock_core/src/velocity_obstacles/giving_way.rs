@@ -14,11 +14,11 @@ use super::context::{Near, VelocityInputs};
 
 /// An agent within its arrival radius (or reach radius, if larger) of its target, whose
 /// preferred speed and speed are both under this share of its max speed, rests there.
-/// (Counting every agent that prefers to stand and stands, wherever it is, brought the dense
-/// crowd below home sooner (all in 102-145 s), but one of RiMEA 12's people took 18 s to walk
-/// its corridor at 64 ticks a second, against 11 s; before the exception for a shared target
-/// (see [`IN_THE_WAY`]), the validation crate's 1.2 m door passed 1.34 people per metre per
-/// second instead of 1.54.)
+/// Counting every agent that prefers to stand and stands, wherever it is, got the dense crowd
+/// below home sooner, all in 102-145 s; but then one of RiMEA 12's people took 18 s to walk
+/// its corridor at 64 ticks a second, against 11 s, and before the exception for a shared
+/// target (see [`IN_THE_WAY`]), the validation crate's 1.2 m door passed 1.34 people per metre
+/// per second instead of 1.54.
 const RESTING: f32 = 0.15;
 /// A resting agent is in a moving neighbour's way where it lies ahead of it along the
 /// neighbour's preferred direction, at most this many of their summed radii ahead, and less
