@@ -4,6 +4,7 @@ mod bad_input;
 mod behaviours;
 mod boundaries;
 mod collisions;
+mod config;
 mod copy;
 mod creatures;
 mod determinism;

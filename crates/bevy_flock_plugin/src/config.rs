@@ -1,8 +1,9 @@
-//! [`FlockingConfig`]: the settings shared by every flock.
+//! [`FlockingConfig`], the settings shared by every flock, and [`FlockingSetup`], what the
+//! plugins were built with.
 
 use core::time::Duration;
 
-use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::prelude::*;
 use flock_core::{LevelOfDetail, ObstacleAvoidance, Space};
 
@@ -40,24 +41,38 @@ pub struct FlockingConfig {
     /// How long an agent with a target may go without coming its reach radius closer before
     /// it gets an [`AgentStuck`](crate::AgentStuck) event, or `None` to send none. Default 3 s.
     pub stuck_after: Option<Duration>,
-    /// Read-only: 3D or the XY plane, chosen with [`FlockingPlugins::planar`].
-    #[reflect(ignore)]
-    pub(crate) space: Space,
-    /// Read-only: the schedule the systems run in, chosen with
-    /// [`FlockingPlugins::in_schedule`].
-    #[reflect(ignore, default = "fixed_update")]
-    pub(crate) schedule: InternedScheduleLabel,
 }
 
-/// [`FixedUpdate`], the schedule the systems run in unless set otherwise.
-fn fixed_update() -> InternedScheduleLabel {
-    FixedUpdate.intern()
+/// What the flocking plugins were built with: the space agents move in and the schedule their
+/// systems run in, chosen with [`FlockingPlugins::planar`](crate::FlockingPlugins::planar) and
+/// [`FlockingPlugins::in_schedule`](crate::FlockingPlugins::in_schedule). It has no public
+/// constructor, so it cannot be replaced, and a game that replaces [`FlockingConfig`] (a new
+/// one, one built by struct update, one changed in place) leaves it as it is.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlockingSetup {
+    space: Space,
+    schedule: InternedScheduleLabel,
 }
 
-impl FlockingConfig {
+impl FlockingSetup {
+    /// The setup of plugins built for `space` and `schedule`.
+    pub(crate) fn new(space: Space, schedule: InternedScheduleLabel) -> Self {
+        Self { space, schedule }
+    }
+
+    /// 3D, or the XY plane.
+    pub fn space(&self) -> Space {
+        self.space
+    }
+
     /// Whether agents are kept on the XY plane.
     pub fn is_planar(&self) -> bool {
         self.space == Space::Planar
+    }
+
+    /// The schedule the flocking systems run in.
+    pub fn schedule(&self) -> InternedScheduleLabel {
+        self.schedule
     }
 }
 
@@ -71,8 +86,6 @@ impl Default for FlockingConfig {
             seed: 0,
             level_of_detail: None,
             stuck_after: Some(Duration::from_secs(3)),
-            space: Space::Volume,
-            schedule: fixed_update(),
         }
     }
 }

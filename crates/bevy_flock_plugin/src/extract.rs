@@ -40,7 +40,6 @@ pub(crate) fn extract_flocks(
     sim.clear();
     let executor = TaskPoolExecutor::new(&config, &sim.main_thread);
     let crowd = sim.crowd_mut();
-    crowd.set_space(config.space);
     crowd.set_seed(config.seed);
     crowd.set_executor(executor);
     let focus = focus.iter().next().map(GlobalTransform::translation);
@@ -124,7 +123,6 @@ type Whereabouts = (&'static GlobalTransform, Option<&'static Velocity>);
 /// are settled after, one at a time, in that order.
 pub(crate) fn extract_agents(
     mut sim: ResMut<FlockSimulation>,
-    config: Res<FlockingConfig>,
     default_flock: Res<DefaultFlock>,
     agents: Query<AgentData, With<Agent>>,
     targets: Query<Whereabouts>,
@@ -140,7 +138,7 @@ pub(crate) fn extract_agents(
         sim.add_entities(table.entity);
     }
     let (crowd, flocks) = sim.crowd_and_flocks();
-    let copy = TableCopy::new(&tables, flocks, default_flock.0, &targets, config.space);
+    let copy = TableCopy::new(&tables, flocks, default_flock.0, &targets, crowd.space());
     let unsettled = Mutex::new(Vec::new());
     crowd.push_all(copy.len(), |first, batch| {
         let left = copy.fill(first, batch);
@@ -162,7 +160,6 @@ pub(crate) fn extract_agents(
             sim,
             &agent,
             &default_flock,
-            &config,
             &targets,
             &mut fallback,
             &mut reporter,
@@ -290,7 +287,6 @@ fn settle(
     sim: &mut FlockSimulation,
     agent: &AgentDataItem,
     default_flock: &DefaultFlock,
-    config: &FlockingConfig,
     targets: &Query<Whereabouts>,
     fallback: &mut Option<ParamsId>,
     reporter: &mut Reporter,
@@ -302,7 +298,7 @@ fn settle(
     let heading = if agent.state.heading != Vec3::ZERO {
         agent.state.heading
     } else {
-        heading_of(agent.transform.rotation, config.space).unwrap_or_else(|correction| {
+        heading_of(agent.transform.rotation, sim.crowd().space()).unwrap_or_else(|correction| {
             reporter.report(agent.entity, &[correction]);
             Vec3::ZERO
         })

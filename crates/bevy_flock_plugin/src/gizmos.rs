@@ -3,7 +3,7 @@
 use bevy::color::palettes::css;
 use bevy::prelude::*;
 
-use crate::{FlockSimulation, FlockingConfig};
+use crate::{FlockSimulation, FlockingSetup};
 
 /// Draws the [`FlockGizmos`] overlay every frame in [`PostUpdate`].
 pub struct FlockGizmosPlugin;
@@ -43,7 +43,7 @@ pub enum PerceptionGizmos {
 fn draw_agents(
     overlay: Res<FlockGizmos>,
     sim: Res<FlockSimulation>,
-    config: Res<FlockingConfig>,
+    setup: Res<FlockingSetup>,
     mut gizmos: Gizmos,
 ) {
     let crowd = sim.crowd();
@@ -61,7 +61,7 @@ fn draw_agents(
             (perception.separation_radius, css::TOMATO),
         ];
         for (radius, colour) in radii {
-            if config.is_planar() {
+            if setup.is_planar() {
                 gizmos.circle(Isometry3d::from_translation(p), radius, colour);
             } else {
                 gizmos.sphere(Isometry3d::from_translation(p), radius, colour);

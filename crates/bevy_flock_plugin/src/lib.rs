@@ -34,7 +34,7 @@ pub use components::{
     Agent, AgentStuck, DefaultFlock, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock,
     LeaderLost, Obstacle, Predator, SteeringState, Target, TargetReached, Velocity,
 };
-pub use config::FlockingConfig;
+pub use config::{FlockingConfig, FlockingSetup};
 pub use destination::{Destination, PathNotFound, PathStatus, PlannedPath};
 pub use diagnostics::{FlockDiagnosticsPlugin, FlockMetrics, InputCorrected, ReportedInput};
 pub use flow::{FlowField, FlowFieldsPlugin};
@@ -65,10 +65,10 @@ pub mod prelude {
     pub use crate::{
         Agent, AgentStuck, BehaviourStates, BlendMode, Boundary, Combatant, DefaultFlock,
         Destination, DetailFocus, Flock, FlockMetrics, FlockSimulation, FlockTuning, FlockWeights,
-        FlockingConfig, FlockingPlugins, FlockingSystems, FlowField, FollowLeader, Formation,
-        InFlock, LeaderLost, LevelOfDetail, NearbyAgent, Obstacle, ObstacleAvoidance, Perception,
-        PotentialField, Predator, RuleStyle, SpeedFactor, SquadsPlugin, SteeringLimits, Target,
-        TargetReached, Velocity, VelocityObstacles,
+        FlockingConfig, FlockingPlugins, FlockingSetup, FlockingSystems, FlowField, FollowLeader,
+        Formation, InFlock, LeaderLost, LevelOfDetail, NearbyAgent, Obstacle, ObstacleAvoidance,
+        Perception, PotentialField, Predator, RuleStyle, SpeedFactor, SquadsPlugin, SteeringLimits,
+        Target, TargetReached, Velocity, VelocityObstacles,
     };
     #[cfg(feature = "bevy_gizmos")]
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};

@@ -13,7 +13,7 @@ use crate::components::{
     Agent, DefaultFlock, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock, Predator,
     SteeringState, Target, Velocity,
 };
-use crate::config::FlockingConfig;
+use crate::config::{FlockingConfig, FlockingSetup};
 use crate::diagnostics::{self, FlockDiagnosticsPlugin, InputCorrected, ReportedInput};
 use crate::flow::FlowFieldsPlugin;
 use crate::obstacles::BuiltInObstaclesPlugin;
@@ -59,7 +59,8 @@ impl FlockingPlugins {
     }
 
     /// Keeps agents on the XY plane (z = 0) and turns them about Z so that their local `+X`
-    /// faces their velocity: the mode for 2D games.
+    /// faces their velocity: the mode for 2D games. The only way to choose the space: the app's
+    /// [`FlockingSetup`] reports it, and no change to [`FlockingConfig`] alters it.
     #[must_use]
     pub fn planar(self) -> Self {
         Self {
@@ -161,14 +162,11 @@ impl Plugin for FlockingPlugin {
             .register_type::<DefaultFlock>()
             .register_type::<SpeedFactor>();
 
-        app.insert_resource(FlockingConfig {
-            space: self.space,
-            schedule: self.schedule,
-            ..default()
-        })
-        .insert_resource(FlockSimulation::new(self.space))
-        .init_resource::<ReportedInput>()
-        .add_message::<InputCorrected>();
+        app.init_resource::<FlockingConfig>()
+            .insert_resource(FlockingSetup::new(self.space, self.schedule))
+            .insert_resource(FlockSimulation::new(self.space))
+            .init_resource::<ReportedInput>()
+            .add_message::<InputCorrected>();
 
         let default_flock = app
             .world_mut()

@@ -5,7 +5,7 @@
 use bevy::ecs::schedule::InternedScheduleLabel;
 use bevy::prelude::*;
 
-use crate::config::FlockingConfig;
+use crate::config::FlockingSetup;
 
 /// The plugin's stages, chained in this order in the plugin's schedule. Systems of your own can
 /// go in the empty hook sets or between stages (`.after(A).before(B)`).
@@ -94,8 +94,8 @@ impl FlockingSchedule {
     ///
     /// Without [`FlockingPlugin`]: `plugin` has nothing to plug into.
     pub(crate) fn of(app: &App, plugin: &str) -> InternedScheduleLabel {
-        match app.world().get_resource::<FlockingConfig>() {
-            Some(config) => config.schedule,
+        match app.world().get_resource::<FlockingSetup>() {
+            Some(setup) => setup.schedule(),
             None => panic!("bevy_flock: add FlockingPlugins (or FlockingPlugin) before {plugin}"),
         }
     }

@@ -125,7 +125,7 @@ fn write_back(
     let out = WriteBack {
         sim: &*sim,
         orient: config.orient_to_velocity,
-        space: config.space,
+        space: sim.crowd().space(),
         patience: config.stuck_after.map(|d| d.as_secs_f32()),
         dt,
         arrivals: Mutex::new(Vec::new()),
