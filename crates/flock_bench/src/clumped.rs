@@ -3,21 +3,29 @@
 //!
 //! The neighbour cap bounds the force pass (an agent stops scanning after a fixed number of
 //! candidates in range); this section checks that the whole tick stays bounded too: lookup,
-//! forces and integration. Separation scatters a clump within a few ticks, so every measured
-//! tick starts again from the clumped positions (the reset is not timed).
+//! forces and integration, and with `Perception::velocity_obstacles` the crowd step, which
+//! avoids the nearest ten of the candidates the cap took in rather than scan everyone.
+//! Separation scatters a clump within a few ticks, so every measured tick starts again from the
+//! clumped positions (the reset is not timed).
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy_flock_plugin::prelude::*;
-use flock_core::{Crowd, Space};
+use flock_core::{Crowd, FlockTuning, Space, VelocityObstacles};
 
 use crate::harness::{PoolParts, plugin_app};
 use crate::workload::{Workload, unit_generator};
 
-/// Agents in each case.
-const AGENTS: usize = 50_000;
+/// Agents in each case without the crowd step, and its modes: the step's cases at 10,000, the
+/// size of the crowd-cost table.
+const CASES: [(VelocityObstacles, usize); 4] = [
+    (VelocityObstacles::Off, 50_000),
+    (VelocityObstacles::Off, 10_000),
+    (VelocityObstacles::Reciprocal, 10_000),
+    (VelocityObstacles::Solid, 10_000),
+];
 /// The side of the box the clumped agents fill.
 const CLUMP_SIDE: f32 = 1.0;
 /// Ticks before measuring.
@@ -44,16 +52,20 @@ impl Layout {
 /// One measured layout.
 pub struct ClumpedRow {
     layout: Layout,
+    mode: VelocityObstacles,
+    agents: usize,
     plugin: Duration,
     kernel: Duration,
+    /// The plugin's first tick (its buffers made, no nearest kept from a tick before).
+    first: Duration,
     /// Neighbours per agent in the measured ticks (the cap binds when clumped).
     neighbours: f32,
 }
 
-/// The sweep's 3D workload at [`AGENTS`] agents, or the same agents and velocities packed into
-/// the clump.
-fn workload(layout: Layout) -> Workload {
-    let mut workload = Workload::new(AGENTS, Space::Volume);
+/// The sweep's 3D workload of `agents`, or the same agents and velocities packed into the
+/// clump.
+fn workload(layout: Layout, agents: usize) -> Workload {
+    let mut workload = Workload::new(agents, Space::Volume);
     if layout == Layout::Clumped {
         let mut unit = unit_generator(0x5EED_C1A3);
         for p in &mut workload.positions {
@@ -66,32 +78,46 @@ fn workload(layout: Layout) -> Workload {
 /// One layout's plugin app (every agent's entity, to put it back each tick) and kernel crowd.
 struct Case {
     layout: Layout,
+    tuning: FlockTuning,
     workload: Workload,
     app: App,
     entities: Vec<Entity>,
     crowd: Crowd,
     plugin: Vec<Duration>,
     kernel: Vec<Duration>,
+    first: Duration,
     neighbours: f32,
 }
 
 impl Case {
-    fn new(layout: Layout, cores: usize) -> Self {
-        let workload = workload(layout);
+    fn new(layout: Layout, (mode, agents): (VelocityObstacles, usize), cores: usize) -> Self {
+        let workload = workload(layout, agents);
+        let mut tuning = FlockTuning::default();
+        tuning.perception.velocity_obstacles = mode;
         let mut app = plugin_app(Space::Volume, cores);
-        let entities = workload.spawn_agents(&mut app);
+        let flock = **app.world().resource::<DefaultFlock>();
+        app.world_mut().entity_mut(flock).insert(tuning.perception);
         app.finish();
         app.cleanup();
-        let mut crowd = workload.crowd();
+        // Bevy's first updates run no fixed tick (its clock starts there): run them before the
+        // agents come, so that the first timed tick is the flock's first.
+        while app.world().resource::<Time<Fixed>>().elapsed().is_zero() {
+            app.update();
+        }
+        let entities = workload.spawn_agents(&mut app);
+        let mut crowd = Crowd::new(Space::Volume);
+        workload.refill_tuned(&mut crowd, tuning);
         crowd.set_executor(PoolParts(2));
         Self {
             layout,
+            tuning,
             workload,
             app,
             entities,
             crowd,
             plugin: Vec::new(),
             kernel: Vec::new(),
+            first: Duration::ZERO,
             neighbours: 0.0,
         }
     }
@@ -107,7 +133,7 @@ impl Case {
             ));
         }
         // Refilled rather than made anew, so that its buffers are not allocated in the step.
-        self.workload.refill(&mut self.crowd);
+        self.workload.refill_tuned(&mut self.crowd, self.tuning);
     }
 
     /// One plugin tick and one kernel step from the start, timed (not the resets).
@@ -122,15 +148,16 @@ impl Case {
     }
 }
 
-/// Measures both layouts, pooling `rounds` interleaved rounds of `ticks` ticks into medians.
+/// Measures both layouts of each of the [`CASES`], pooling `rounds` interleaved rounds of
+/// `ticks` ticks into medians.
 pub fn measure(ticks: usize, rounds: usize) -> Vec<ClumpedRow> {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut cases = [
-        Case::new(Layout::Spread, cores),
-        Case::new(Layout::Clumped, cores),
-    ];
+    let mut cases: Vec<Case> = (CASES.iter())
+        .flat_map(|&case| [Layout::Spread, Layout::Clumped].map(|l| Case::new(l, case, cores)))
+        .collect();
     for case in &mut cases {
-        for _ in 0..WARM_UP_TICKS {
+        case.first = case.tick().0;
+        for _ in 1..WARM_UP_TICKS {
             case.tick();
         }
     }
@@ -152,6 +179,9 @@ pub fn measure(ticks: usize, rounds: usize) -> Vec<ClumpedRow> {
         .into_iter()
         .map(|mut case| ClumpedRow {
             layout: case.layout,
+            mode: case.tuning.perception.velocity_obstacles,
+            agents: case.workload.len(),
+            first: case.first,
             plugin: median(&mut case.plugin),
             kernel: median(&mut case.kernel),
             neighbours: case.neighbours / case.plugin.len() as f32,
@@ -160,27 +190,50 @@ pub fn measure(ticks: usize, rounds: usize) -> Vec<ClumpedRow> {
 }
 
 impl ClumpedRow {
+    /// The row's mode, as the tables name it.
+    fn mode_name(&self) -> &'static str {
+        match self.mode {
+            VelocityObstacles::Off => "no crowd step",
+            VelocityObstacles::Reciprocal => "Reciprocal",
+            VelocityObstacles::Solid => "Solid",
+        }
+    }
+
     /// The row as printed while the benchmark runs.
     pub fn line(&self) -> String {
         format!(
-            "clumped {:>7} {} agents: plugin {:.2} ms, kernel {:.2} ms, {:.1} neighbours",
+            "clumped {:>7} {} agents, {}: plugin {:.2} ms (first {:.1} ms), kernel {:.2} ms, \
+             {:.1} neighbours",
             self.layout.name(),
-            AGENTS,
-            self.plugin.as_secs_f64() * 1e3,
-            self.kernel.as_secs_f64() * 1e3,
+            self.agents,
+            self.mode_name(),
+            ms(self.plugin),
+            ms(self.first),
+            ms(self.kernel),
             self.neighbours
         )
     }
+
+    /// The row of the same case spread, among `rows`.
+    fn spread<'a>(&self, rows: &'a [ClumpedRow]) -> Option<&'a ClumpedRow> {
+        rows.iter()
+            .find(|r| r.layout == Layout::Spread && r.mode == self.mode && r.agents == self.agents)
+    }
 }
 
-/// The clumped plugin tick over the spread one, if both were measured.
+/// `d` in milliseconds.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// The first case's clumped plugin tick (50,000 agents, no crowd step) over its spread one, if
+/// both were measured.
 pub fn plugin_ratio(rows: &[ClumpedRow]) -> Option<f64> {
-    let tick = |layout| {
-        rows.iter()
-            .find(|r| r.layout == layout)
-            .map(|r| r.plugin.as_secs_f64())
-    };
-    Some(tick(Layout::Clumped)? / tick(Layout::Spread)?)
+    let (mode, agents) = CASES[0];
+    let clumped = rows
+        .iter()
+        .find(|r| r.layout == Layout::Clumped && r.mode == mode && r.agents == agents)?;
+    Some(clumped.plugin.as_secs_f64() / clumped.spread(rows)?.plugin.as_secs_f64())
 }
 
 /// The section of the report.
@@ -189,29 +242,36 @@ pub fn section(rows: &[ClumpedRow], ticks: usize, rounds: usize) -> String {
     let _ = writeln!(
         out,
         "## Clumped crowds (3D, 2 threads)\n\n\
-         {AGENTS} agents with the sweep's velocities and default rules (neighbour cap 64), \
-         spread at the sweep's density or packed into a cube of side {CLUMP_SIDE}, where every \
-         agent is within the neighbour radius of every other. Every measured tick starts from \
-         the placement (separation scatters a clump in a few ticks); the reset is not timed. \
-         Medians of {rounds} interleaved rounds of {ticks} ticks: the whole plugin tick, and the \
-         kernel's step alone.\n\n\
-         | placement | agents | plugin ms | vs spread | kernel ms | vs spread | neighbours |\n\
-         |---|---:|---:|---:|---:|---:|---:|"
+         Agents with the sweep's velocities and default rules (neighbour cap 64), without the \
+         crowd step and with each mode of `Perception::velocity_obstacles`, spread at the \
+         sweep's density or packed into a cube of side {CLUMP_SIDE}, where every agent is within \
+         the neighbour radius of every other. Every measured tick starts from the placement \
+         (separation scatters a clump in a few ticks); the reset is not timed. Medians of \
+         {rounds} interleaved rounds of {ticks} ticks: the whole plugin tick, and the kernel's \
+         step alone; \"first\" is the plugin's first tick after the agents were spawned, with no \
+         nearest neighbours kept from a tick before. Each clumped row is compared with the same \
+         case spread.\n\n\
+         | placement | agents | crowd step | plugin ms | vs spread | first tick ms | vs spread \
+         | kernel ms | vs spread | neighbours |\n\
+         |---|---:|---|---:|---:|---:|---:|---:|---:|---:|"
     );
-    let spread = rows.iter().find(|r| r.layout == Layout::Spread);
     for r in rows {
         let ratio = |f: fn(&ClumpedRow) -> Duration| {
-            spread.map_or("n/a".to_owned(), |s| {
+            r.spread(rows).map_or("n/a".to_owned(), |s| {
                 format!("{:.2}x", f(r).as_secs_f64() / f(s).as_secs_f64())
             })
         };
         let _ = writeln!(
             out,
-            "| {} | {AGENTS} | {:.2} | {} | {:.2} | {} | {:.1} |",
+            "| {} | {} | {} | {:.2} | {} | {:.1} | {} | {:.2} | {} | {:.1} |",
             r.layout.name(),
-            r.plugin.as_secs_f64() * 1e3,
+            r.agents,
+            r.mode_name(),
+            ms(r.plugin),
             ratio(|r| r.plugin),
-            r.kernel.as_secs_f64() * 1e3,
+            ms(r.first),
+            ratio(|r| r.first),
+            ms(r.kernel),
             ratio(|r| r.kernel),
             r.neighbours
         );

@@ -52,8 +52,13 @@ impl Workload {
     /// Empties `crowd` (keeping its buffers) and puts the agents back with the default
     /// parameters.
     pub(crate) fn refill(&self, crowd: &mut Crowd) {
+        self.refill_tuned(crowd, FlockTuning::default());
+    }
+
+    /// [`refill`](Self::refill), with the parameters `tuning`.
+    pub(crate) fn refill_tuned(&self, crowd: &mut Crowd, tuning: FlockTuning) {
         crowd.clear();
-        let params = crowd.add_params(FlockTuning::default());
+        let params = crowd.add_params(tuning);
         for (&position, &velocity) in self.positions.iter().zip(&self.velocities) {
             crowd.push(AgentInput {
                 position,

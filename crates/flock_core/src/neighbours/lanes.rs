@@ -17,7 +17,8 @@ use core::ops::Range;
 
 use glam::Vec3;
 
-use super::nearest::{KeepNearest, NearestCut, NearestKeys, TakenIn};
+use super::cut::{NearestCut, TakenIn};
+use super::nearest::{KeepNearest, NearestKeys};
 use super::scan::Scan;
 use super::slot_lanes::{LANES, SlotLanes};
 use crate::field_of_view::FieldOfView;
@@ -31,7 +32,8 @@ pub(super) const SCAN_BLOCK: usize = 64;
 
 impl SlotLanes {
     /// Offers `nearest` each candidate of `ranges` (never `own`) within `radius_sq` of `centre`
-    /// that `taken(slot)` accepts (see [`NearestKeys::offer_group_where`]).
+    /// that `taken(slot)` accepts (see [`NearestKeys::offer_group_where`]), counting `budget`
+    /// down by the candidates within the radius, and stopping after the group that spends it.
     #[inline]
     pub(crate) fn offer_nearest(
         &self,
@@ -39,16 +41,17 @@ impl SlotLanes {
         centre: Vec3,
         own: usize,
         radius_sq: f32,
-        nearest: &mut NearestKeys,
+        (nearest, budget): (&mut NearestKeys, &mut usize),
         taken: impl Fn(usize) -> bool,
     ) {
+        let wanted = (nearest, budget);
         match self.simd {
             SimdPath::Portable => {
-                self.offer_nearest_on::<Pair>(ranges, centre, own, radius_sq, nearest, taken)
+                self.offer_nearest_on::<Pair>(ranges, centre, own, radius_sq, wanted, taken)
             }
             #[cfg(target_arch = "x86_64")]
             SimdPath::Avx2 => self.offer_nearest_on::<crate::simd::Avx>(
-                ranges, centre, own, radius_sq, nearest, taken,
+                ranges, centre, own, radius_sq, wanted, taken,
             ),
         }
     }
@@ -61,7 +64,7 @@ impl SlotLanes {
         centre: Vec3,
         own: usize,
         radius_sq: f32,
-        nearest: &mut NearestKeys,
+        (nearest, budget): (&mut NearestKeys, &mut usize),
         taken: impl Fn(usize) -> bool,
     ) {
         V::enter(
@@ -76,7 +79,8 @@ impl SlotLanes {
                     #[inline(always)]
                     |s, _, _, _, dist_sq, keep| {
                         nearest.offer_group_where(s, keep, dist_sq, &taken);
-                        true
+                        *budget = budget.saturating_sub(V::bitmask(keep).count_ones() as usize);
+                        *budget > 0
                     },
                 );
             },

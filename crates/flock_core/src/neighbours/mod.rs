@@ -4,9 +4,10 @@
 //! The scan has two ways: eight candidates at a time on SIMD lanes ([`lanes`]), which answers
 //! nearly every agent, and an exact one, which answers the rest (a neighbour on top of the
 //! agent, more flocks than the lanes' keys tell apart). Both take in the same neighbours, the
-//! nearest where more than the cap are in range ([`nearest`]), and give the same [`Scan`] but
+//! nearest where more than the cap are in range (`cut`), and give the same [`Scan`] but
 //! for the order of its sums.
 
+mod cut;
 pub(crate) mod grid;
 mod index;
 pub(crate) mod lanes;
@@ -17,6 +18,6 @@ mod seams;
 mod slot_lanes;
 
 pub(crate) use index::NeighbourIndex;
-pub(crate) use neighbourhood::{Neighbourhood, ScanBuffers};
+pub(crate) use neighbourhood::{Neighbourhood, ScanBuffers, scan_budget};
 pub(crate) use scan::Scan;
 pub(crate) use seams::{Images, image_ranges, seam_images};

@@ -5,9 +5,10 @@ use core::ops::Range;
 
 use glam::Vec3;
 
+use super::cut::{CutScratch, NearestCut, TakenIn};
 use super::index::NeighbourIndex;
 use super::lanes::{CollisionLanes, Collisions, LaneScan, Probe, SCAN_BLOCK};
-use super::nearest::{CutScratch, KeepNearest, NearestBuffer, NearestCut, NearestKeys, TakenIn};
+use super::nearest::{KeepNearest, NearestBuffer, NearestKeys};
 use super::scan::Scan;
 use super::seams::{Images, image_ranges, seam_images};
 use crate::agents::SlotAgent;
@@ -50,7 +51,7 @@ pub(crate) struct ScanBuffers {
 
 /// How many candidates in range an agent with neighbour cap `cap` scans before it stops:
 /// scans go on to the end of the block of [`SCAN_BLOCK`] candidates in which they reach it.
-fn scan_budget(cap: usize) -> usize {
+pub(crate) fn scan_budget(cap: usize) -> usize {
     cap.saturating_mul(CANDIDATES_PER_NEIGHBOUR).max(64)
 }
 
@@ -107,7 +108,8 @@ impl<'a> Neighbourhood<'a> {
 
     /// [`scan`](Self::scan), writing to `kept` the nearest neighbours within the radius as the
     /// velocity-obstacle step takes them, where the lanes take in every one of them: for an
-    /// agent with a full field of view whose neighbours stay within its cap. Only those within
+    /// agent with a full field of view whose neighbours stay within its cap; over the cap, the
+    /// nearest of the candidates the cap's budget takes in. Only those within
     /// `ceiling_sq` (a squared distance) are offered, which saves most of the work where the
     /// ceiling is near the farthest kept. Where they are not known, `kept` is left as it is
     /// (the force pass sets it to `None` first): also where fewer than
@@ -222,7 +224,7 @@ impl<'a> Neighbourhood<'a> {
                 .finish();
         }
         // Too dense to count cheaply, or no step holds few enough.
-        self.nearest_lane_sums(probe, most, candidates, collisions)
+        self.nearest_lane_sums(probe, most, candidates, collisions, nearest)
     }
 
     /// The largest step of [`SHRUNK_RADII`] (squared) within which `probe` takes in at most
@@ -289,7 +291,8 @@ impl<'a> Neighbourhood<'a> {
     /// within the scan budget, on lanes, the same ones [`scan_exact`](Self::scan_exact) takes.
     /// A first pass stores the squared distance and slot of each neighbour, up to the budget;
     /// the cap-th nearest of them sets a [`NearestCut`]; a second pass over the same slots adds
-    /// those within it. `candidates` bounds how many the first pass finds. `None` where a
+    /// those within it. `candidates` bounds how many the first pass finds. The nearest of the
+    /// first pass's go to `nearest` (see [`KeepNearest::complete_among`]). `None` where a
     /// neighbour is coincident with the agent.
     #[inline(always)]
     fn nearest_lane_sums<V: Wide, T: Collisions<V>>(
@@ -298,6 +301,7 @@ impl<'a> Neighbourhood<'a> {
         cap: usize,
         candidates: usize,
         collisions: T,
+        nearest: &mut impl KeepNearest,
     ) -> Option<Scan> {
         let (index, space, agent) = (self.index, self.space, self.agent);
         let lanes = &index.lanes;
@@ -326,6 +330,7 @@ impl<'a> Neighbourhood<'a> {
                 }
             }
         }
+        nearest.complete_among::<V>(taken);
         let cut = match cap {
             _ if taken.len() <= cap => NearestCut::ALL,
             0 => return Some(Scan::new()),

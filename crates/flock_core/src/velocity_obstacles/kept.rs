@@ -3,7 +3,7 @@
 use glam::Vec3;
 
 use crate::neighbours::nearest::NearestKeys;
-use crate::neighbours::{Images, image_ranges, seam_images};
+use crate::neighbours::{Images, image_ranges, scan_budget, seam_images};
 use crate::tuning::Prepared;
 
 use super::context::{Near, Scratch, VelocityInputs};
@@ -52,7 +52,9 @@ impl VelocityInputs<'_> {
     }
 
     /// The nearest neighbours that [`nearest_neighbours`](Self::nearest_neighbours) takes, by
-    /// a scan of their own round the agent in `slot` at `position` and its seam `images`.
+    /// a scan of their own round the agent in `slot` at `position` and its seam `images`: of
+    /// the candidates within the neighbour radius, as many as the force pass's scan budget
+    /// for the agent's neighbour cap allows, so that in a clump no agent scans everyone.
     pub(super) fn scan_nearest(
         &self,
         slot: usize,
@@ -77,7 +79,12 @@ impl VelocityInputs<'_> {
         let radius_sq = prepared.neighbour_radius_sq;
         let perception = &prepared.params.perception;
         let mut nearest = NearestKeys::default();
+        let mut budget =
+            (perception.max_neighbours).map_or(usize::MAX, |k| scan_budget(k as usize));
         for shift in images.iter() {
+            if budget == 0 {
+                break;
+            }
             let centre = position + shift;
             let ranges = image_ranges(self.index, self.space, centre, shift, stencil, seam_stencil);
             let own = if shift == Vec3::ZERO {
@@ -86,7 +93,8 @@ impl VelocityInputs<'_> {
                 usize::MAX
             };
             let lanes = &self.index.lanes;
-            lanes.offer_nearest(ranges, centre, own, radius_sq, &mut nearest, |other| {
+            let wanted = (&mut nearest, &mut budget);
+            lanes.offer_nearest(ranges, centre, own, radius_sq, wanted, |other| {
                 !layered || {
                     let theirs = &self.params[lanes.params(other) as usize];
                     avoids(perception, &theirs.params.perception)
