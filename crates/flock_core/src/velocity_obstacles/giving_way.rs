@@ -7,7 +7,7 @@
 use glam::Vec3;
 
 use crate::agents::Gathered;
-use crate::maths::{length, unit};
+use crate::maths::{length, limit_length, unit};
 use crate::tuning::Prepared;
 
 use super::context::{Near, VelocityInputs};
@@ -41,8 +41,8 @@ const GIVING_WAY: f32 = 0.85;
 impl VelocityInputs<'_> {
     /// `preferred`, the velocity `agent` (tuned as `prepared`, with `max_speed`) prefers,
     /// with a step aside for each of its `near` neighbours whose way runs through it, where it
-    /// rests at its target ([`RESTING`], [`IN_THE_WAY`], [`GIVING_WAY`]); unchanged where it
-    /// does not.
+    /// rests at its target ([`RESTING`], [`IN_THE_WAY`], [`GIVING_WAY`]), at most `max_speed`;
+    /// unchanged where it does not.
     #[inline]
     pub(super) fn given_way(
         &self,
@@ -91,6 +91,7 @@ impl VelocityInputs<'_> {
             let side = unit(aside).unwrap_or_else(|| self.space.right_of(way));
             stepped += side * (GIVING_WAY * their_speed);
         }
-        stepped
+        // Within its own max speed: a neighbour may be faster, and several may pass at once.
+        limit_length(stepped, max_speed)
     }
 }
