@@ -10,7 +10,7 @@ use crate::support::*;
 
 /// A planar app with `terrain`, whose units do not move (every weight zero), the planner held
 /// to `tiles_per_tick`.
-fn planning_app(terrain: Terrain, tiles_per_tick: u32) -> App {
+pub(crate) fn planning_app(terrain: Terrain, tiles_per_tick: u32) -> App {
     let mut app = create_squads_test_app(FlockingPlugins::default().planar());
     app.insert_resource(terrain);
     app.world_mut().resource_mut::<PathPlanner>().tiles_per_tick = tiles_per_tick;
@@ -25,19 +25,19 @@ fn planning_app(terrain: Terrain, tiles_per_tick: u32) -> App {
 }
 
 /// Spawns a unit at `from` sent to `to`.
-fn send(app: &mut App, from: Vec3, to: Vec3) -> Entity {
+pub(crate) fn send(app: &mut App, from: Vec3, to: Vec3) -> Entity {
     app.world_mut()
         .spawn((Agent, Transform::from_translation(from), Destination(to)))
         .id()
 }
 
-fn path_of(app: &App, unit: Entity) -> PlannedPath {
+pub(crate) fn path_of(app: &App, unit: Entity) -> PlannedPath {
     app.world().get::<PlannedPath>(unit).unwrap().clone()
 }
 
 /// Runs ticks until every unit's path is planned (at most `ticks`), asserting after each that
 /// the planner kept to its budget; returns the ticks taken and the tiles expanded in all.
-fn plan_all(app: &mut App, units: &[Entity], ticks: u32) -> (u32, u64) {
+pub(crate) fn plan_all(app: &mut App, units: &[Entity], ticks: u32) -> (u32, u64) {
     let budget = app.world().resource::<PathPlanner>().tiles_per_tick;
     let mut expanded = 0;
     for tick in 1..=ticks {

@@ -35,7 +35,8 @@
 //! its section of the report (see the `squads` module); with `--agents N`, only the cases of
 //! N units (64, 256 or 1024).
 //! `-- --only planning` runs path planning on big maps alone, and prints its section of the
-//! report (see the `planning` module).
+//! report (see the `planning` module); `-- --only planning-queue` only the planner's queue of
+//! waiting units (see the `planning_queue` module).
 //! `-- --only crowds` runs the crowd scenarios (circle swaps, crossing streams, a bottleneck, a
 //! dense crowd) in every avoidance mode and what the velocity-obstacle step costs, and prints
 //! its section of the report (see the `crowds` module); `-- --only crowd-cost` runs only what
@@ -62,6 +63,7 @@ mod options;
 mod pedestrian_plots;
 mod pedestrians;
 mod planning;
+mod planning_queue;
 mod plugin_cases;
 mod report;
 mod rows;
@@ -117,7 +119,13 @@ fn run_section_alone(options: &Options) -> bool {
         }
         Some("planning") => {
             let (rows, serpentines) = planning::measure(rounds);
+            let queue = planning_queue::measure(ticks);
             println!("\n{}", planning::section(&rows, &serpentines));
+            println!("{}", planning_queue::section(&queue, ticks));
+        }
+        Some("planning-queue") => {
+            let queue = planning_queue::measure(ticks);
+            println!("{}", planning_queue::section(&queue, ticks));
         }
         Some("crowds") => {
             let report = crowds::measure(ticks, rounds);
@@ -256,6 +264,7 @@ fn write_report(rows: &[Row], options: &Options) {
     print_lines(squads_rows.iter().map(|r| r.line()));
     let (planning_rows, serpentines) = planning::measure(rounds);
     print_lines(serpentines.iter().map(|r| r.line()));
+    let queue_rows = planning_queue::measure(ticks);
     let crowd_report = crowds::measure(ticks, rounds);
     let pedestrian_reports = pedestrians::measure();
     let targets = targets_section(rows, &squads_rows, &clumped_rows);
@@ -266,7 +275,8 @@ fn write_report(rows: &[Row], options: &Options) {
         detail::section(&detail_rows, ticks, rounds),
         clumped::section(&clumped_rows, ticks, rounds),
         squads::section(&squads_rows, ticks, rounds),
-        planning::section(&planning_rows, &serpentines),
+        planning::section(&planning_rows, &serpentines)
+            + &planning_queue::section(&queue_rows, ticks),
         crowds::section(&crowd_report, ticks, rounds),
         pedestrians::section(&pedestrian_reports),
     ];

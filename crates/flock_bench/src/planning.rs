@@ -96,30 +96,35 @@ pub struct PhaseRow {
 
 /// When the planning systems (the `Prepare` set) started this tick, and how long they took.
 #[derive(Resource, Default)]
-struct PrepareClock {
+pub(crate) struct PrepareClock {
     started: Option<Instant>,
-    took: Duration,
+    pub(crate) took: Duration,
+}
+
+/// Times `app`'s `Prepare` set (formations, path following, the planner) each tick, in its
+/// [`PrepareClock`].
+pub(crate) fn time_prepare(app: &mut App) {
+    app.init_resource::<PrepareClock>().add_systems(
+        FixedUpdate,
+        (
+            (|mut clock: ResMut<PrepareClock>| clock.started = Some(Instant::now()))
+                .after(FlockingSystems::First)
+                .before(FlockingSystems::Prepare),
+            (|mut clock: ResMut<PrepareClock>| {
+                clock.took = clock.started.take().map_or(Duration::ZERO, |s| s.elapsed());
+            })
+            .after(FlockingSystems::Prepare)
+            .before(FlockingSystems::NeighbourLookup),
+        ),
+    );
 }
 
 /// A planar app with the long-walls map and [`UNITS`] idle units, the planner given `budget`
 /// tiles a tick, and the `Prepare` set timed.
 fn planning_app(budget: Option<u32>, cores: usize) -> (App, Vec<Entity>, Vec<Vec3>) {
     let mut app = plugin_app(Space::Planar, cores);
-    app.add_plugins((SquadsPlugin, TerrainPlugin))
-        .init_resource::<PrepareClock>()
-        .add_systems(
-            FixedUpdate,
-            (
-                (|mut clock: ResMut<PrepareClock>| clock.started = Some(Instant::now()))
-                    .after(FlockingSystems::First)
-                    .before(FlockingSystems::Prepare),
-                (|mut clock: ResMut<PrepareClock>| {
-                    clock.took = clock.started.take().map_or(Duration::ZERO, |s| s.elapsed());
-                })
-                .after(FlockingSystems::Prepare)
-                .before(FlockingSystems::NeighbourLookup),
-            ),
-        );
+    app.add_plugins((SquadsPlugin, TerrainPlugin));
+    time_prepare(&mut app);
     let mut terrain = town();
     let mut unit = unit_generator(4_096);
     let mut units = Vec::with_capacity(UNITS);
@@ -303,7 +308,7 @@ pub fn measure(rounds: usize) -> (Vec<PhaseRow>, Vec<SerpentineRow>) {
     (rows, serpentines(rounds))
 }
 
-fn ms(d: Duration) -> f64 {
+pub(crate) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 

@@ -38,8 +38,16 @@ pub struct PathPlanner {
     left: u32,
     /// What is left of this tick's share for working out regions.
     regions_left: u32,
-    /// Requests waiting, oldest first.
+    /// Requests waiting, oldest first, and some no longer wanted: a request counts only while
+    /// `asked` holds its number for its asker (so that one replaced or forgotten is dropped
+    /// when its turn comes, without a scan of the queue).
     queue: VecDeque<Request>,
+    /// By asker, where to and the number of its request waiting in `queue`: each unit's
+    /// questions each tick are answered by a lookup, where a scan of the queue made a tick's
+    /// work grow with the square of the units waiting.
+    asked: EntityHashMap<(Vec3, u64)>,
+    /// The number the next request gets.
+    next_number: u64,
     /// The search being run.
     active: Option<Active>,
     /// Answers not yet taken, by who asked: where to, and the path if there is one.
@@ -63,12 +71,14 @@ struct Active {
     started_on: TerrainRevision,
 }
 
-/// A path asked for: by whom, from where, to where.
+/// A path asked for: by whom, from where, to where, and its number (see
+/// [`PathPlanner::asked`]).
 #[derive(Clone, Copy, Debug)]
 struct Request {
     who: Entity,
     from: Vec3,
     to: Vec3,
+    number: u64,
 }
 
 impl Default for PathPlanner {
@@ -78,6 +88,8 @@ impl Default for PathPlanner {
             left: 5_000,
             regions_left: 2_500,
             queue: VecDeque::new(),
+            asked: EntityHashMap::default(),
+            next_number: 0,
             active: None,
             answers: EntityHashMap::default(),
             revision: None,
@@ -99,14 +111,14 @@ impl PathPlanner {
 
     /// How many requests wait or are being searched for.
     pub fn waiting(&self) -> usize {
-        self.queue.len() + usize::from(self.active.is_some())
+        self.asked.len() + usize::from(self.active.is_some())
     }
 
     /// Whether `who` has a request waiting, being searched for, or answered and not taken.
     pub(crate) fn has_request(&self, who: Entity) -> bool {
         self.answers.contains_key(&who)
             || self.active.as_ref().is_some_and(|a| a.who == who)
-            || self.queue.iter().any(|r| r.who == who)
+            || self.asked.contains_key(&who)
     }
 
     /// Starts a new tick's budget.
@@ -124,22 +136,53 @@ impl PathPlanner {
             return answer;
         }
         let to = to.with_z(0.0);
-        let asked = self.queue.iter().any(|r| r.who == who && r.to == to)
+        let asked = self.asked.get(&who).is_some_and(|&(asked, _)| asked == to)
             || self
                 .active
                 .as_ref()
                 .is_some_and(|a| a.who == who && a.query.to == to);
         if !asked {
             self.forget(who);
-            self.queue.push_back(Request { who, from, to });
+            let request = self.numbered(who, from, to);
+            self.queue.push_back(request);
+            self.drop_unwanted();
         }
         self.work(terrain);
         self.take_answer(who, to).unwrap_or(Planned::Waiting)
     }
 
-    /// Drops what `who` asked for, and any answer it did not take.
+    /// A request by `who` from `from` to `to`, counted as the one it waits for.
+    fn numbered(&mut self, who: Entity, from: Vec3, to: Vec3) -> Request {
+        let number = self.next_number;
+        self.next_number += 1;
+        self.asked.insert(who, (to, number));
+        Request {
+            who,
+            from,
+            to,
+            number,
+        }
+    }
+
+    /// Drops the requests no longer wanted from the queue, once they outnumber those that are
+    /// (units sent elsewhere again and again while they wait): each is dropped once, so the
+    /// work is spread over the requests made.
+    fn drop_unwanted(&mut self) {
+        if self.queue.len() <= 2 * self.asked.len() + 64 {
+            return;
+        }
+        let asked = &self.asked;
+        self.queue.retain(|r| {
+            asked
+                .get(&r.who)
+                .is_some_and(|&(_, number)| number == r.number)
+        });
+    }
+
+    /// Drops what `who` asked for (its request left in the queue, dropped in its turn), and
+    /// any answer it did not take.
     pub(crate) fn forget(&mut self, who: Entity) {
-        self.queue.retain(|r| r.who != who);
+        self.asked.remove(&who);
         if self.active.as_ref().is_some_and(|a| a.who == who) {
             self.active = None;
         }
@@ -213,11 +256,8 @@ impl PathPlanner {
     /// Puts `who`'s search for `query` back at the head of the queue, to start afresh.
     fn restart(&mut self, who: Entity, query: PathQuery) {
         self.active = None;
-        self.queue.push_front(Request {
-            who,
-            from: query.from,
-            to: query.to,
-        });
+        let request = self.numbered(who, query.from, query.to);
+        self.queue.push_front(request);
     }
 
     /// Counts `tiles` of this tick's budget spent.
@@ -252,7 +292,21 @@ impl PathPlanner {
     /// before serves), else starts its search. Returns whether a search is running.
     fn start_next(&mut self, terrain: &Terrain) -> bool {
         while let Some(request) = self.queue.pop_front() {
-            let Request { who, from, to } = request;
+            let Request {
+                who,
+                from,
+                to,
+                number,
+            } = request;
+            if self
+                .asked
+                .get(&who)
+                .is_none_or(|&(_, asked)| asked != number)
+            {
+                // Replaced or forgotten since.
+                continue;
+            }
+            self.asked.remove(&who);
             if let Some(path) = self.reusable(terrain, from, to) {
                 self.answers.insert(who, (to, Some(path)));
                 continue;
@@ -263,6 +317,7 @@ impl PathPlanner {
                 }
                 PathStart::Search(query) => {
                     if self.left == 0 {
+                        self.asked.insert(who, (to, number));
                         self.queue.push_front(request);
                         return false;
                     }
