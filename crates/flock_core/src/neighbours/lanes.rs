@@ -31,9 +31,10 @@ use crate::simd::{Pair, SimdPath, Wide, any, count, lane_sum};
 pub(super) const SCAN_BLOCK: usize = 64;
 
 impl SlotLanes {
-    /// Offers `nearest` each candidate of `ranges` (never `own`) within `radius_sq` of `centre`
-    /// that `taken(slot)` accepts (see [`NearestKeys::offer_group_where`]), counting `budget`
-    /// down by the candidates within the radius, and stopping after the group that spends it.
+    /// Offers the nearest kept, `wanted.0`, each candidate of `ranges` (never `own`) within
+    /// `radius_sq` of `centre` that `taken(slot)` accepts (see
+    /// [`NearestKeys::offer_group_where`]), counting the budget `wanted.1` down by the
+    /// candidates within the radius, and stopping after the group that spends it.
     #[inline]
     pub(crate) fn offer_nearest(
         &self,
@@ -41,10 +42,9 @@ impl SlotLanes {
         centre: Vec3,
         own: usize,
         radius_sq: f32,
-        (nearest, budget): (&mut NearestKeys, &mut usize),
+        wanted: (&mut NearestKeys, &mut usize),
         taken: impl Fn(usize) -> bool,
     ) {
-        let wanted = (nearest, budget);
         match self.simd {
             SimdPath::Portable => {
                 self.offer_nearest_on::<Pair>(ranges, centre, own, radius_sq, wanted, taken)
