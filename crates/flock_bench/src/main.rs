@@ -36,7 +36,8 @@
 //! N units (64, 256 or 1024).
 //! `-- --only planning` runs path planning on big maps alone, and prints its section of the
 //! report (see the `planning` module); `-- --only planning-queue` only the planner's queue of
-//! waiting units (see the `planning_queue` module).
+//! waiting units (see the `planning_queue` module); `-- --only banded` only the 5,000 orders on
+//! the banded map (see the `banded` module).
 //! `-- --only crowds` runs the crowd scenarios (circle swaps, crossing streams, a bottleneck, a
 //! dense crowd) in every avoidance mode and what the velocity-obstacle step costs, and prints
 //! its section of the report (see the `crowds` module); `-- --only crowd-cost` runs only what
@@ -51,6 +52,7 @@
 //! `-- --soak` runs the soak test instead (see the `soak` module) and writes `SOAK.md`.
 
 mod avoidance;
+mod banded;
 mod clumped;
 mod crowd_cost;
 mod crowd_scenarios;
@@ -122,6 +124,11 @@ fn run_section_alone(options: &Options) -> bool {
             let queue = planning_queue::measure(ticks);
             println!("\n{}", planning::section(&rows, &serpentines));
             println!("{}", planning_queue::section(&queue, ticks));
+            println!("{}", banded::section(&banded::measure()));
+        }
+        Some("banded") => {
+            let row = banded::measure();
+            println!("{}", banded::section(&row));
         }
         Some("planning-queue") => {
             let queue = planning_queue::measure(ticks);
@@ -265,6 +272,7 @@ fn write_report(rows: &[Row], options: &Options) {
     let (planning_rows, serpentines) = planning::measure(rounds);
     print_lines(serpentines.iter().map(|r| r.line()));
     let queue_rows = planning_queue::measure(ticks);
+    let banded_row = banded::measure();
     let crowd_report = crowds::measure(ticks, rounds);
     let pedestrian_reports = pedestrians::measure();
     let targets = targets_section(rows, &squads_rows, &clumped_rows);
@@ -276,7 +284,8 @@ fn write_report(rows: &[Row], options: &Options) {
         clumped::section(&clumped_rows, ticks, rounds),
         squads::section(&squads_rows, ticks, rounds),
         planning::section(&planning_rows, &serpentines)
-            + &planning_queue::section(&queue_rows, ticks),
+            + &planning_queue::section(&queue_rows, ticks)
+            + &banded::section(&banded_row),
         crowds::section(&crowd_report, ticks, rounds),
         pedestrians::section(&pedestrian_reports),
     ];

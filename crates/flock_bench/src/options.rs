@@ -22,7 +22,7 @@ Options:
     --only METHOD         one method of the sweep: plugin, plugin-default-pool, bevy-update,
                           kernel, kernel-portable, kd-tree, kiddo, brute
     --only SECTION        one section alone, printed: avoidance, lab, detail, clumped,
-                          squads, planning, planning-queue, crowds, crowd-cost,
+                          squads, planning, planning-queue, banded, crowds, crowd-cost,
                           pedestrians
     --agents N            one crowd size (the sweep; squads: 64, 256 or 1024 units;
                           crowd-cost: N agents)
