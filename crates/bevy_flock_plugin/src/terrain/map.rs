@@ -36,8 +36,9 @@ impl std::error::Error for TerrainTooLarge {}
 ///
 /// Unwalkable tiles are obstacles: agents cast ahead against them and steer round them like any
 /// [`Obstacle`](crate::Obstacle), and never end a tick inside one. Agents with a
-/// [`Destination`](crate::Destination) get a path across the walkable tiles, planned by A*
-/// through the [`PathPlanner`](crate::PathPlanner) (a budget of tiles a tick) and planned again when a new wall
+/// [`Destination`](crate::Destination) get a path across the walkable tiles, planned by A* (or,
+/// on a big map, hierarchically) through the [`PathPlanner`](crate::PathPlanner) (a budget of
+/// tiles a tick) and planned again when a new wall
 /// crosses it. Insert it as a resource (with [`TerrainPlugin`](crate::TerrainPlugin)); edit it any time (the world
 /// changes in play).
 ///
@@ -76,7 +77,8 @@ pub struct Terrain {
     pub(super) changes: ChangeLog,
 }
 
-/// How many newly blocked tiles a terrain remembers; after more, every path re-plans.
+/// How many tile changes a terrain remembers; after more, every path re-plans and the path
+/// planner's clusters are all worked out again.
 const REMEMBERED_CHANGES: usize = 4096;
 
 /// Which terrain, and how far along its changes: planners and squads keep the one they last
@@ -89,13 +91,14 @@ pub(crate) struct TerrainRevision {
     pub(super) changes: u64,
 }
 
-/// A terrain's revision and the tiles blocked in its last revisions.
+/// A terrain's revision and the tiles changed in its last revisions.
 #[derive(Debug)]
 pub(super) struct ChangeLog {
     pub(super) revision: TerrainRevision,
-    /// Each tile made unwalkable, with the revision that did it, oldest first.
-    pub(super) blocked: std::collections::VecDeque<(u64, UVec2)>,
-    /// The newest revision whose blocked tiles were forgotten.
+    /// Each tile changed, with the revision that changed it and whether it is now walkable,
+    /// oldest first.
+    pub(super) changed: std::collections::VecDeque<(u64, UVec2, bool)>,
+    /// The newest revision whose changes were forgotten.
     pub(super) forgotten: u64,
 }
 
@@ -108,7 +111,7 @@ impl Default for ChangeLog {
                 terrain: TERRAINS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
                 changes: 0,
             },
-            blocked: default(),
+            changed: default(),
             forgotten: 0,
         }
     }
@@ -182,6 +185,11 @@ impl Terrain {
         self.tiles.size
     }
 
+    /// How many tiles the terrain has.
+    pub(super) fn tile_count(&self) -> u64 {
+        u64::from(self.tiles.size.x) * u64::from(self.tiles.size.y)
+    }
+
     /// The width of a tile.
     pub fn tile_size(&self) -> f32 {
         self.tile_size
@@ -234,19 +242,34 @@ impl Terrain {
         }
     }
 
-    /// Counts a change of `tile` and, if it was walled in, remembers it.
+    /// Counts and remembers a change of `tile`.
     fn note_change(&mut self, tile: UVec2, walkable: bool) {
         let log = &mut self.changes;
         log.revision.changes += 1;
-        if walkable {
-            return;
-        }
-        log.blocked.push_back((log.revision.changes, tile));
-        if log.blocked.len() > REMEMBERED_CHANGES
-            && let Some((revision, _)) = log.blocked.pop_front()
+        log.changed
+            .push_back((log.revision.changes, tile, walkable));
+        if log.changed.len() > REMEMBERED_CHANGES
+            && let Some((revision, _, _)) = log.changed.pop_front()
         {
             log.forgotten = revision;
         }
+    }
+
+    /// The tiles changed after `revision`, oldest first, or `None` when they are not all
+    /// remembered (too many changes since, or `revision` is another terrain's).
+    pub(super) fn changed_since(
+        &self,
+        revision: TerrainRevision,
+    ) -> Option<impl Iterator<Item = (UVec2, bool)>> {
+        let log = &self.changes;
+        if revision.terrain != log.revision.terrain || revision.changes < log.forgotten {
+            return None;
+        }
+        Some(
+            (log.changed.iter())
+                .filter(move |&&(r, _, _)| r > revision.changes)
+                .map(|&(_, tile, walkable)| (tile, walkable)),
+        )
     }
 
     /// The terrain's identity and how many tiles changed on it.

@@ -1,6 +1,8 @@
 //! [`TerrainPlugin`]: a grid of walkable and unwalkable tiles on the plane, whose walls every
-//! agent steers around, and paths across it by A* for the squads' destinations.
+//! agent steers around, and paths across it (A*, hierarchical on big maps) for the squads'
+//! destinations.
 
+mod hierarchy;
 mod map;
 mod new_walls;
 mod planner;
@@ -27,7 +29,7 @@ pub(crate) use routes::LONGEST_SHORTCUT;
 /// [`FlockingPlugins`](crate::FlockingPlugins)): the [`Terrain`] resource's unwalkable tiles
 /// are obstacles every agent steers around and never enters, and, with
 /// [`SquadsPlugin`](crate::SquadsPlugin), agents with a [`Destination`](crate::Destination)
-/// get A* paths across it, planned again when it changes.
+/// get paths across it (see [`PathPlanner`]), planned again when it changes.
 pub struct TerrainPlugin;
 
 impl Plugin for TerrainPlugin {

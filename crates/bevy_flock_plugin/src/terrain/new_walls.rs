@@ -40,10 +40,7 @@ impl Terrain {
     /// The tiles made unwalkable after `revision`, or `None` when they are not all
     /// remembered (too many changes since, or `revision` is another terrain's).
     pub(crate) fn blocked_since(&self, revision: TerrainRevision) -> Option<NewWalls> {
-        let log = &self.changes;
-        if revision.terrain != log.revision.terrain || revision.changes < log.forgotten {
-            return None;
-        }
+        let changed = self.changed_since(revision)?;
         let blocks = self
             .tiles
             .size
@@ -57,7 +54,7 @@ impl Terrain {
         };
         // Each new wall marks its block and the eight round it, so that a way near it need
         // look only at the blocks it passes through.
-        for &(_, tile) in log.blocked.iter().filter(|&&(r, _)| r > revision.changes) {
+        for (tile, _) in changed.filter(|&(_, walkable)| !walkable) {
             let block = tile / NEW_WALL_BLOCK;
             let (lo, hi) = (
                 block.saturating_sub(UVec2::ONE),

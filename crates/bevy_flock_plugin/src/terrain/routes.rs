@@ -30,7 +30,8 @@ pub(super) enum PathStart {
 pub(crate) const LONGEST_SHORTCUT: f32 = 16.0;
 impl Terrain {
     /// A path from `from` to `to` across walkable tiles: A* over the tiles (8 neighbours, no
-    /// cutting corners), then shortened by skipping every waypoint the path can go straight
+    /// cutting corners; a shortest path, at the cost of every tile it reaches: on big maps the
+    /// [`PathPlanner`](crate::PathPlanner)'s hierarchical search is far cheaper), then shortened by skipping every waypoint the path can go straight
     /// past with room to spare, in legs of up to 16 tiles. The waypoints are tile centres,
     /// then `to` itself; `from` is not included. Off the terrain counts as walkable: an end
     /// off it joins the terrain at the border tile nearest to it. `None` if either end is on an unwalkable tile (or joins the

@@ -6,9 +6,9 @@ use bevy::prelude::*;
 use super::tiles::Tiles;
 
 /// Cost of a straight step between tiles; a diagonal one costs [`DIAGONAL_COST`].
-const STRAIGHT_COST: u32 = 10;
+pub(super) const STRAIGHT_COST: u32 = 10;
 /// Cost of a diagonal step: 10 x sqrt 2, rounded.
-const DIAGONAL_COST: u32 = 14;
+pub(super) const DIAGONAL_COST: u32 = 14;
 
 /// An A* search from one tile to another (8 neighbours, no cutting corners, the octile
 /// heuristic). However a search is split into runs, it expands the same tiles in the same
@@ -131,7 +131,7 @@ impl PathSearch {
 }
 
 /// The eight steps between tiles, with their costs, in the order they are tried.
-const STEPS: [(IVec2, u32); 8] = [
+pub(super) const STEPS: [(IVec2, u32); 8] = [
     (IVec2::new(-1, -1), DIAGONAL_COST),
     (IVec2::new(0, -1), STRAIGHT_COST),
     (IVec2::new(1, -1), DIAGONAL_COST),
@@ -305,7 +305,7 @@ impl TileTable {
 
 /// The walkable tiles one step from `tile`, with the step (into [`STEPS`]) and its cost: the
 /// first `.1` of `.0`.
-fn steps(tiles: &Tiles, tile: UVec2) -> ([(u8, UVec2, u32); 8], usize) {
+pub(super) fn steps(tiles: &Tiles, tile: UVec2) -> ([(u8, UVec2, u32); 8], usize) {
     let at = tile.as_ivec2();
     let open = |d: IVec2| {
         let t = at + d;
@@ -351,7 +351,7 @@ pub(super) fn turns(tiles: &[UVec2]) -> Vec<UVec2> {
 }
 
 /// The A* heuristic on 8-connected tiles: exact where nothing is in the way.
-fn octile_distance(a: UVec2, b: UVec2) -> u32 {
+pub(super) fn octile_distance(a: UVec2, b: UVec2) -> u32 {
     let d = (a.as_ivec2() - b.as_ivec2()).abs().as_uvec2();
     let (short, long) = (d.x.min(d.y), d.x.max(d.y));
     DIAGONAL_COST * short + STRAIGHT_COST * (long - short)
