@@ -14,6 +14,7 @@ mod lab;
 mod lab_reference;
 mod obstacles;
 mod planning;
+mod planning_big_maps;
 mod planning_queue;
 mod predators;
 mod presets;
