@@ -24,8 +24,8 @@ type Waiting = Reverse<(u32, Reverse<u64>, (u32, u32))>;
 /// `WEIGHT / 8` (weighted A*, Pohl 1970). Ways between transitions bend through their
 /// places on cluster borders, so the cheapest route costs a few percent over the octile
 /// distance, and plain A* would expand every transition within an ellipse that wide round the
-/// straight line; the weight keeps it near the line, and the route costs at most that factor
-/// more than the cheapest.
+/// straight line; the weight keeps it near the line, and the route found costs at most 9/8 of
+/// the cheapest route over the transitions.
 fn weighted_estimate(tile: UVec2, goal: UVec2) -> u32 {
     octile_distance(tile, goal) * WEIGHT / 8
 }
