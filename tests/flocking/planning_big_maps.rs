@@ -46,37 +46,11 @@ fn assert_clear(app: &App, from: Vec3, path: &PlannedPath) {
 #[test]
 #[ignore = "big map: run with -- --ignored"]
 fn on_a_big_map_every_unit_is_answered_within_budget_and_a_wall_re_plans_only_what_it_crosses() {
-    let mut rng = Rng::new(11);
-    let mut terrain = town(4_096, 4_000, &mut rng);
-    let ends: Vec<(Vec3, Vec3)> = (0..128)
-        .map(|_| {
-            (
-                open_point(&terrain, &mut rng),
-                open_point(&terrain, &mut rng),
-            )
-        })
-        .collect();
-    for &(_, goal) in &ends[..8] {
-        let tile = terrain.tile_at(goal).unwrap();
-        set_ring(&mut terrain, tile);
-    }
-    let mut app = planning_app(terrain, PathPlanner::default().tiles_per_tick);
-    let units: Vec<Entity> = ends
-        .iter()
-        .map(|&(at, goal)| send(&mut app, at, goal))
-        .collect();
+    let (mut app, units, ends) = town_orders(11, 128, 8);
     let (ticks, spent) = plan_all(&mut app, &units, 20_000);
     println!("128 units on 4096^2: answered in {ticks} ticks, {spent} tiles' worth of work");
+    assert_answered(&app, &units, &ends, 8);
     let before: Vec<PlannedPath> = units.iter().map(|&u| path_of(&app, u)).collect();
-    for (k, path) in before.iter().enumerate() {
-        let expected = if k < 8 {
-            PathStatus::NoPath
-        } else {
-            PathStatus::Found
-        };
-        assert_eq!(path.status, expected, "unit {k}");
-        assert_clear(&app, ends[k].0, path);
-    }
     // A wall down the middle, a gap every 1,024 tiles.
     set_walls(
         &mut app,
@@ -118,9 +92,19 @@ fn on_a_big_map_every_unit_is_answered_within_budget_and_a_wall_re_plans_only_wh
 #[test]
 #[ignore = "big map: run with -- --ignored"]
 fn on_a_big_map_256_units_sent_at_once_are_answered_in_a_fifth_of_plain_a_stars_ticks() {
-    let mut rng = Rng::new(13);
+    let (mut app, units, ends) = town_orders(13, 256, 16);
+    let (ticks, spent) = plan_all(&mut app, &units, 9_884 / 5);
+    println!("256 units on 4096^2: answered in {ticks} ticks, {spent} tiles' worth of work");
+    assert_answered(&app, &units, &ends, 16);
+}
+
+/// A planning app on a seeded 4,096 x 4,096 town with `count` units sent at once, each
+/// between two open points, the first `walled_in` to points walled in; the units and their
+/// ends.
+fn town_orders(seed: u64, count: usize, walled_in: usize) -> (App, Vec<Entity>, Vec<(Vec3, Vec3)>) {
+    let mut rng = Rng::new(seed);
     let mut terrain = town(4_096, 4_000, &mut rng);
-    let ends: Vec<(Vec3, Vec3)> = (0..256)
+    let ends: Vec<(Vec3, Vec3)> = (0..count)
         .map(|_| {
             (
                 open_point(&terrain, &mut rng),
@@ -128,7 +112,7 @@ fn on_a_big_map_256_units_sent_at_once_are_answered_in_a_fifth_of_plain_a_stars_
             )
         })
         .collect();
-    for &(_, goal) in &ends[..16] {
+    for &(_, goal) in &ends[..walled_in] {
         let tile = terrain.tile_at(goal).unwrap();
         set_ring(&mut terrain, tile);
     }
@@ -137,16 +121,19 @@ fn on_a_big_map_256_units_sent_at_once_are_answered_in_a_fifth_of_plain_a_stars_
         .iter()
         .map(|&(at, goal)| send(&mut app, at, goal))
         .collect();
-    let (ticks, spent) = plan_all(&mut app, &units, 9_884 / 5);
-    println!("256 units on 4096^2: answered in {ticks} ticks, {spent} tiles' worth of work");
+    (app, units, ends)
+}
+
+/// Each of `units` has no path if among the first `walled_in`, else a path clear of walls.
+fn assert_answered(app: &App, units: &[Entity], ends: &[(Vec3, Vec3)], walled_in: usize) {
     for (k, &unit) in units.iter().enumerate() {
-        let path = path_of(&app, unit);
-        let expected = if k < 16 {
+        let path = path_of(app, unit);
+        let expected = if k < walled_in {
             PathStatus::NoPath
         } else {
             PathStatus::Found
         };
         assert_eq!(path.status, expected, "unit {k}");
-        assert_clear(&app, ends[k].0, &path);
+        assert_clear(app, ends[k].0, &path);
     }
 }
