@@ -137,8 +137,8 @@ impl PathPlanner {
     /// entries a search dropped and a hierarchical search's work at their worth in tiles; at
     /// most [`tiles_per_tick`](Self::tiles_per_tick) (a row of the map being worked into
     /// regions is finished even past it, and a budget smaller than one step of a hierarchical
-    /// search, at most a few hundred tiles' worth, takes that step in a tick with nothing else
-    /// spent).
+    /// search, at most about a thousand tiles' worth, takes that step in a tick with nothing
+    /// else spent).
     pub fn spent_last_tick(&self) -> u32 {
         self.spent
     }

@@ -107,16 +107,12 @@ impl Hierarchy {
         let index = self.index(tile);
         let area = self.area(tile);
         let mut cost = 0;
-        let slot = &mut self.clusters[index];
-        if slot.is_none() {
+        let cluster = self.clusters[index].get_or_insert_with(|| {
             let (cluster, spent) = Cluster::new(tiles, area);
             cost = spent;
-            *slot = Some(cluster);
-        }
-        match slot {
-            Some(cluster) => (cluster, &mut self.local, cost),
-            None => unreachable!("the cluster was just made"),
-        }
+            cluster
+        });
+        (cluster, &mut self.local, cost)
     }
 
     /// The most budget [`edges`](Self::edges) from `tile` may cost now.
@@ -171,11 +167,7 @@ impl Hierarchy {
                 &worked_out
             }
         };
-        out.extend(
-            (cluster.nodes.iter().zip(row))
-                .filter(|&(&n, &d)| n != tile && d != u32::MAX)
-                .map(|(&n, &d)| (n, d)),
-        );
+        out.extend(cluster.reached(row).filter(|&(n, _)| n != tile));
         if let Some(node) = node {
             out.extend(
                 (cluster.exits.iter())
@@ -197,10 +189,7 @@ impl Hierarchy {
         let (cluster, local, mut cost) = self.cluster(tiles, goal);
         let (row, from_start, spent) = cluster.distances(tiles, goal, Some(start), local);
         cost += spent;
-        let mut leg: Vec<(UVec2, u32)> = (cluster.nodes.iter().zip(&row))
-            .filter(|&(_, &d)| d != u32::MAX)
-            .map(|(&n, &d)| (n, d))
-            .collect();
+        let mut leg: Vec<(UVec2, u32)> = cluster.reached(&row).collect();
         leg.extend(from_start.map(|d| (start, d)));
         (leg, cost)
     }

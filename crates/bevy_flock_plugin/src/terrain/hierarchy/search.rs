@@ -140,7 +140,7 @@ impl HierarchicalSearch {
                 return Searched::NoPath;
             };
             let tile = UVec2::new(x, y);
-            let cost = self.best.get(&tile).map_or(u32::MAX, |&(c, _)| c);
+            let (cost, from) = self.best.get(&tile).copied().unwrap_or((u32::MAX, tile));
             if estimate > cost + weighted_estimate(tile, self.goal) {
                 // Queued again since at a lower cost.
                 self.open.pop();
@@ -152,7 +152,6 @@ impl HierarchicalSearch {
             // A transition reached from another in its cluster needs only its steps across:
             // the ways within the cluster are shortest, so none through it beats the one
             // from where it was reached.
-            let from = self.best.get(&tile).map_or(tile, |&(_, from)| from);
             let across_only = from != tile && hierarchy.same_cluster(from, tile);
             if !run.fits(TRANSITION_EXPANSION_COST + hierarchy.edges_cost(tile, across_only)) {
                 return Searched::Unfinished;
