@@ -117,14 +117,20 @@ pub(crate) fn bottleneck(n: usize) -> Scenario {
     }
 }
 
-/// `side` x `side` agents on a lattice 1 apart, each sent to another's place.
-pub(crate) fn dense(side: usize) -> Scenario {
+/// The dense crowd of the table: each agent sent to the place `side * side / 2 + 7` along.
+pub(crate) const DENSE_SHIFT: usize = 7;
+/// The dense crowd runs again with `Reciprocal` with these shifts of every goal: which of the
+/// last agents meet in a knot, and how long it takes them to untie it, hangs on the places.
+pub(crate) const DENSE_SHIFTS: [usize; 5] = [3, 11, 19, 29, 41];
+
+/// `side` x `side` agents on a lattice 1 apart, each sent to another's place: the place
+/// `side * side / 2 + shift` along (a derangement for any `shift` below half the crowd).
+pub(crate) fn dense(side: usize, shift: usize) -> Scenario {
     let starts: Vec<Vec3> = (0..side * side)
         .map(|k| Vec3::new((k % side) as f32, (k / side) as f32, 0.0))
         .collect();
-    // A fixed derangement: each goes to the place `side * side / 2 + 7` along.
     let n = starts.len();
-    let goals = (0..n).map(|k| starts[(k + n / 2 + 7) % n]).collect();
+    let goals = (0..n).map(|k| starts[(k + n / 2 + shift) % n]).collect();
     Scenario {
         name: "dense crowd to goals",
         starts,
