@@ -4,6 +4,7 @@
 //! of their own modules, which never name `Crowd`.
 
 pub(crate) mod admission;
+mod checksum;
 pub(crate) mod metrics;
 mod queries;
 mod stages;

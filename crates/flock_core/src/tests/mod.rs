@@ -7,6 +7,7 @@ use crate::*;
 
 mod admission;
 mod boundary;
+mod checksum;
 mod clumps;
 mod determinism;
 mod giving_way;
