@@ -12,6 +12,7 @@ mod flocks;
 mod hostile;
 mod lab;
 mod lab_reference;
+mod lockstep;
 mod obstacles;
 mod planning;
 mod planning_big_maps;

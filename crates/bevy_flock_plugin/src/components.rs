@@ -18,6 +18,21 @@ use bevy::prelude::*;
 #[reflect(Component, Default, Debug, Clone)]
 pub struct Agent;
 
+/// The game's own name for an agent, the same on every peer of a lockstep game and in a saved
+/// game: any `u64`, a different one for each agent.
+///
+/// Where every agent carries one, the plugin takes the agents into the kernel in the order of
+/// their ids, so the simulation (which agent's noise and wander draws are which, the order in
+/// which sums over neighbours run) and its [`FlockSimulation::checksum`](crate::FlockSimulation::checksum)
+/// depend on the ids and the agents' state alone: not on entity bits, nor on the order in which
+/// Bevy stores the agents (an agent given a component of its own moves to another table, which a
+/// query may visit first on one peer and last on another). Without ids, agents go in the order a
+/// query visits them. An id that two agents share, or agents with and without ids mixed, is
+/// reported once (in the log), and the agents then go in that order too.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[reflect(Component, Debug, Clone, PartialEq, Hash)]
+pub struct AgentId(pub u64);
+
 /// An agent's velocity in world units per second. Set it to launch an agent; the plugin writes
 /// it back every tick.
 #[derive(Component, Reflect, Default, Clone, Copy, Debug, PartialEq, Deref, DerefMut)]

@@ -3,18 +3,18 @@
 use std::sync::{Mutex, PoisonError};
 
 use bevy::ecs::entity::EntityHashMap;
-use bevy::ecs::query::{QueryData, QueryEntityError};
+use bevy::ecs::query::QueryData;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use flock_core::{AgentInput, Correction, Leader, NewAgent, ParamsId, Space, Threat, Value};
+use flock_core::{AgentInput, Correction, NewAgent, ParamsId, Space, Value};
 
+use crate::agent_order::AgentOrder;
 use crate::diagnostics::Reporter;
 use crate::executor::TaskPoolExecutor;
 use crate::simulation::{FlockEntry, FlockSimulation};
 use crate::{
-    Agent, Boundary, DefaultFlock, DetailFocus, Flock, FlockTuning, FlockWeights, FlockingConfig,
-    FollowLeader, InFlock, LeaderLost, Perception, Predator, SteeringLimits, SteeringState, Target,
-    Velocity,
+    Agent, AgentId, Boundary, DefaultFlock, DetailFocus, Flock, FlockTuning, FlockWeights,
+    FlockingConfig, InFlock, Perception, SteeringLimits, SteeringState, Target, Velocity,
 };
 
 /// A flock's tuning components.
@@ -73,6 +73,7 @@ pub(crate) fn extract_flocks(
 #[query_data(contiguous(all))]
 pub(crate) struct AgentData {
     entity: Entity,
+    id: Option<&'static AgentId>,
     transform: &'static Transform,
     velocity: &'static Velocity,
     state: &'static SteeringState,
@@ -111,7 +112,7 @@ impl AgentDataContiguousItem<'_, '_> {
 }
 
 /// Where targets are: any entity with a transform, moving if it has a velocity.
-type Whereabouts = (&'static GlobalTransform, Option<&'static Velocity>);
+pub(crate) type Whereabouts = (&'static GlobalTransform, Option<&'static Velocity>);
 
 /// Pushes every agent into the kernel: its flock's parameters (or its own overrides of them),
 /// its target (the quarry's velocity given for a pursuit), its state (values that are not
@@ -134,11 +135,24 @@ pub(crate) fn extract_agents(
         .contiguous_iter()
         .expect("the agents' components are all stored in tables, so their query is dense")
         .collect();
-    for table in &tables {
-        sim.add_entities(table.entity);
+    let entities: Vec<&[Entity]> = tables.iter().map(|t| t.entity).collect();
+    let ids: Vec<_> = tables.iter().map(|t| t.id).collect();
+    let order = AgentOrder::of(&entities, &ids, &mut reporter);
+    match &order.sources {
+        None => entities.iter().for_each(|e| sim.add_entities(e)),
+        Some(sources) => {
+            let ordered: Vec<Entity> = (sources.iter())
+                .map(|&(t, row)| entities[t as usize][row as usize])
+                .collect();
+            sim.add_entities(&ordered);
+        }
     }
+    sim.ids = order.ids;
     let (crowd, flocks) = sim.crowd_and_flocks();
-    let copy = TableCopy::new(&tables, flocks, default_flock.0, &targets, crowd.space());
+    let copy = TableCopy {
+        sources: order.sources,
+        ..TableCopy::new(&tables, flocks, default_flock.0, &targets, crowd.space())
+    };
     let unsettled = Mutex::new(Vec::new());
     crowd.push_all(copy.len(), |first, batch| {
         let left = copy.fill(first, batch);
@@ -171,12 +185,15 @@ pub(crate) fn extract_agents(
     sim.step_time += started.elapsed();
 }
 
-/// The agents' tables, laid end to end in the order a query visits them, read into the kernel's
-/// [`NewAgent`]s by any thread.
+/// The agents' tables, laid end to end in the order a query visits them (or in `sources`'
+/// order), read into the kernel's [`NewAgent`]s by any thread.
 struct TableCopy<'a, 'w, 's> {
     tables: &'a [AgentDataContiguousItem<'w, 's>],
     /// The first agent of each table, and past the end, the number of agents.
     starts: Vec<usize>,
+    /// By kernel index, the table and row of each agent, where that is not the tables' order
+    /// (see [`AgentOrder`]).
+    sources: Option<Vec<(u32, u32)>>,
     flocks: &'a EntityHashMap<FlockEntry>,
     default_flock: Entity,
     targets: &'a Query<'w, 's, Whereabouts>,
@@ -199,6 +216,7 @@ impl<'a, 'w, 's> TableCopy<'a, 'w, 's> {
         Self {
             tables,
             starts,
+            sources: None,
             flocks,
             default_flock,
             targets,
@@ -220,11 +238,16 @@ impl<'a, 'w, 's> TableCopy<'a, 'w, 's> {
         // Agents of one flock usually come in a row: look their flock up once per run.
         let mut last_flock: Option<(Entity, Option<(u32, ParamsId)>)> = None;
         for (i, out) in (first..).zip(batch.iter_mut()) {
-            while i >= self.starts[t + 1] {
-                t += 1;
-            }
-            let table = &self.tables[t];
-            match self.read(table, i - self.starts[t], &mut last_flock) {
+            let (table, row) = match &self.sources {
+                Some(sources) => (sources[i].0 as usize, sources[i].1 as usize),
+                None => {
+                    while i >= self.starts[t + 1] {
+                        t += 1;
+                    }
+                    (t, i - self.starts[t])
+                }
+            };
+            match self.read(&self.tables[table], row, &mut last_flock) {
                 Some(agent) => *out = agent,
                 None => unsettled.push(i),
             }
@@ -433,107 +456,8 @@ fn resolve_target(
     }
 }
 
-/// Hands every follower its leader; a follower whose leader is gone gets [`LeaderLost`] and
-/// loses its [`FollowLeader`], so that it is told once. One that names itself, or a leader
-/// without a transform or with bad values, is not followed (and reported once).
-pub(crate) fn extract_leaders(
-    mut sim: ResMut<FlockSimulation>,
-    followers: Query<(Entity, &FollowLeader), With<Agent>>,
-    leaders: Query<Whereabouts>,
-    mut commands: Commands,
-    mut reporter: Reporter,
-) {
-    let started = Instant::now();
-    for (entity, follow) in &followers {
-        let Some(i) = sim.index_of(entity) else {
-            continue;
-        };
-        if follow.leader == entity {
-            reporter.report(entity, &[itself("leader")]);
-            continue;
-        }
-        match leaders.get(follow.leader) {
-            Ok((transform, velocity)) => {
-                let leader = Leader {
-                    position: transform.translation(),
-                    velocity: velocity.map_or(Vec3::ZERO, |v| v.0),
-                    distance: follow.distance,
-                };
-                if !sim.crowd_mut().set_leader(i, Some(leader)) {
-                    reporter.warn_once(
-                        entity,
-                        "leader",
-                        &format!(
-                            "follows {} at distance {} from {} moving at {}; a distance must be finite and not negative, and the leader's position and velocity finite, so it is not followed",
-                            follow.leader, follow.distance, leader.position, leader.velocity
-                        ),
-                    );
-                }
-            }
-            Err(QueryEntityError::QueryDoesNotMatch(..)) => {
-                // It exists but has no place in the world (yet): not lost, not followed.
-                reporter.warn_once(
-                    entity,
-                    "leader without a transform",
-                    &format!(
-                        "follows {}, which has no transform; it is not followed until it has one",
-                        follow.leader
-                    ),
-                );
-            }
-            Err(_) => {
-                commands.entity(entity).remove::<FollowLeader>();
-                commands.trigger(LeaderLost {
-                    entity,
-                    leader: follow.leader,
-                });
-            }
-        }
-    }
-    sim.step_time += started.elapsed();
-}
-
-/// Hands the kernel every [`Predator`] as a threat to flee; one with a bad radius is reported
-/// once and left out.
-pub(crate) fn extract_predators(
-    mut sim: ResMut<FlockSimulation>,
-    predators: Query<(Entity, &Predator, &GlobalTransform, Option<&Velocity>)>,
-    mut reporter: Reporter,
-) {
-    let started = Instant::now();
-    let mut found = Vec::with_capacity(predators.iter().len());
-    for (entity, predator, transform, velocity) in &predators {
-        let threat = Threat {
-            position: transform.translation(),
-            velocity: velocity.map_or(Vec3::ZERO, |v| v.0),
-            radius: predator.radius,
-        };
-        if threat.is_valid() {
-            found.push(threat);
-        } else {
-            reporter.report_in_detail(
-                entity,
-                Correction {
-                    field: "predator",
-                    found: Value::Scalar(predator.radius),
-                    used: Value::None,
-                    rule: "must have a positive, finite radius (found) and a finite position and velocity; agents ignore it",
-                },
-                &format!(
-                    "is a predator with radius {} at {} moving at {}; agents ignore it",
-                    predator.radius,
-                    transform.translation(),
-                    threat.velocity
-                ),
-            );
-        }
-    }
-    sim.crowd_mut().set_threats(found);
-    sim.step_time += started.elapsed();
-}
-
 /// The correction for an agent that names itself as its `field` (target or leader).
-fn itself(field: &'static str) -> Correction {
+pub(crate) fn itself(field: &'static str) -> Correction {
     Correction {
         field,
         found: Value::None,

@@ -4,6 +4,7 @@
 //! Most users depend on the `bevy_flock` facade crate instead; its documentation has the
 //! guide.
 
+mod agent_order;
 pub mod backend;
 mod components;
 mod config;
@@ -18,6 +19,7 @@ mod obstacles;
 mod plugin;
 #[cfg(feature = "presets")]
 pub mod presets;
+mod roles;
 mod schedule;
 mod simulation;
 mod speeds;
@@ -31,8 +33,8 @@ mod testing;
 
 pub use backend::{BuiltInObstacles, ObstacleBackend, ObstacleBackendAppExt};
 pub use components::{
-    Agent, AgentStuck, DefaultFlock, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock,
-    LeaderLost, Obstacle, Predator, SteeringState, Target, TargetReached, Velocity,
+    Agent, AgentId, AgentStuck, DefaultFlock, DetailFocus, Flock, FlockMembers, FollowLeader,
+    InFlock, LeaderLost, Obstacle, Predator, SteeringState, Target, TargetReached, Velocity,
 };
 pub use config::{FlockingConfig, FlockingSetup};
 pub use destination::{Destination, PathNotFound, PathStatus, PlannedPath};
@@ -63,7 +65,7 @@ pub use flock_core::{
 /// The types most games need: `use bevy_flock_plugin::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Agent, AgentStuck, BehaviourStates, BlendMode, Boundary, Combatant, DefaultFlock,
+        Agent, AgentId, AgentStuck, BehaviourStates, BlendMode, Boundary, Combatant, DefaultFlock,
         Destination, DetailFocus, Flock, FlockMetrics, FlockSimulation, FlockTuning, FlockWeights,
         FlockingConfig, FlockingPlugins, FlockingSetup, FlockingSystems, FlowField, FollowLeader,
         Formation, InFlock, LeaderLost, LevelOfDetail, NearbyAgent, Obstacle, ObstacleAvoidance,

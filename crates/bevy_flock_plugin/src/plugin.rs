@@ -10,8 +10,8 @@ use flock_core::{
 };
 
 use crate::components::{
-    Agent, DefaultFlock, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock, Predator,
-    SteeringState, Target, Velocity,
+    Agent, AgentId, DefaultFlock, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock,
+    Predator, SteeringState, Target, Velocity,
 };
 use crate::config::{FlockingConfig, FlockingSetup};
 use crate::diagnostics::{self, FlockDiagnosticsPlugin, InputCorrected, ReportedInput};
@@ -21,7 +21,7 @@ use crate::schedule::{FlockingSystems, Step, chain_stages};
 use crate::simulation::FlockSimulation;
 use crate::speeds::{self, SpeedFactor};
 use crate::states::BehaviourStatesPlugin;
-use crate::{backend, extract, step};
+use crate::{backend, extract, roles, step};
 
 /// Everything a flocking game needs, as one group: the core [`FlockingPlugin`], the built-in
 /// obstacles ([`BuiltInObstaclesPlugin`]), behaviour states ([`BehaviourStatesPlugin`]), flow
@@ -139,6 +139,7 @@ fn keep_default_flock(
 impl Plugin for FlockingPlugin {
     fn build(&self, app: &mut App) {
         app.register_type::<Agent>()
+            .register_type::<AgentId>()
             .register_type::<Velocity>()
             .register_type::<Target>()
             .register_type::<SteeringState>()
@@ -191,9 +192,9 @@ impl FlockingPlugin {
                 (extract::extract_flocks, extract::extract_agents)
                     .chain()
                     .in_set(Step::CopyAgents),
-                extract::extract_leaders.in_set(Step::CopyLeaders),
+                roles::extract_leaders.in_set(Step::CopyLeaders),
                 speeds::extract_speed_factors.in_set(Step::CopySpeeds),
-                extract::extract_predators.in_set(Step::CopyPredators),
+                roles::extract_predators.in_set(Step::CopyPredators),
                 step::apply_obstacles.in_set(Step::ApplyObstacles),
                 step::accumulate_forces.in_set(Step::Forces),
                 diagnostics::forget_despawned.in_set(Last),

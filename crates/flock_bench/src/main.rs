@@ -61,6 +61,7 @@ mod detail;
 mod harness;
 mod kernel_cases;
 mod lab;
+mod lockstep;
 mod options;
 mod pedestrian_plots;
 mod pedestrians;
@@ -148,6 +149,11 @@ fn run_section_alone(options: &Options) -> bool {
                 .map_or(crowd_cost::COST_AGENTS.to_vec(), |n| vec![n]);
             let costs = crowd_cost::measure_costs(ticks, rounds, &agents);
             println!("{}", crowd_cost::cost_table(&costs, ticks, rounds));
+        }
+        Some("lockstep") => {
+            let sizes = (options.agents).map_or(lockstep::LOCKSTEP_AGENTS.to_vec(), |n| vec![n]);
+            let rows = lockstep::measure(ticks, rounds, &sizes);
+            println!("\n{}", lockstep::section(&rows, ticks, rounds));
         }
         Some("clumped") => {
             let rows = clumped::measure(ticks, rounds);
@@ -275,6 +281,7 @@ fn write_report(rows: &[Row], options: &Options) {
     let banded_row = banded::measure();
     let crowd_report = crowds::measure(ticks, rounds);
     let pedestrian_reports = pedestrians::measure();
+    let lockstep_rows = lockstep::measure(ticks, rounds, &lockstep::LOCKSTEP_AGENTS);
     let targets = targets_section(rows, &squads_rows, &clumped_rows);
     let sections = [
         report(rows, &targets, ticks, rounds),
@@ -288,6 +295,7 @@ fn write_report(rows: &[Row], options: &Options) {
             + &banded::section(&banded_row),
         crowds::section(&crowd_report, ticks, rounds),
         pedestrians::section(&pedestrian_reports),
+        lockstep::section(&lockstep_rows, ticks, rounds),
     ];
     std::fs::write("BENCHMARKS.md", sections.join("\n")).expect("write BENCHMARKS.md");
     plot(rows, "benchmarks.svg");

@@ -1,0 +1,67 @@
+//! The order in which the agents go into the kernel: by their [`AgentId`]s where every agent
+//! carries one, else the order a query visits their tables.
+
+use bevy::prelude::*;
+
+use crate::AgentId;
+use crate::diagnostics::Reporter;
+
+/// Where each agent of the kernel comes from, and the ids in the kernel's order.
+#[derive(Default)]
+pub(crate) struct AgentOrder {
+    /// By kernel index: the agent's table and row, where that is not the query's order.
+    pub(crate) sources: Option<Vec<(u32, u32)>>,
+    /// By kernel index: the agent's id, where every agent has one (else empty).
+    pub(crate) ids: Vec<u64>,
+}
+
+impl AgentOrder {
+    /// The order of the agents of tables `entities`, with their `ids` (a column per table, where
+    /// its agents carry them): by id where every agent has one and no two share one; else the
+    /// tables' order, with the first agent found lacking an id, or sharing one, reported once.
+    pub(crate) fn of(
+        entities: &[&[Entity]],
+        ids: &[Option<&[AgentId]>],
+        reporter: &mut Reporter,
+    ) -> Self {
+        if ids.iter().all(Option::is_none) {
+            return Self::default();
+        }
+        let mut keyed = Vec::with_capacity(entities.iter().map(|e| e.len()).sum());
+        for (t, (entities, ids)) in entities.iter().zip(ids).enumerate() {
+            let Some(ids) = ids else {
+                let Some(&lacking) = entities.first() else {
+                    continue;
+                };
+                reporter.warn_once(
+                    lacking,
+                    "agent id missing",
+                    "has no AgentId while other agents have one: agents go in the order Bevy stores them, which can differ between peers",
+                );
+                return Self::default();
+            };
+            let rows = (0..ids.len() as u32).map(|row| (t as u32, row));
+            keyed.extend(ids.iter().zip(rows).map(|(id, (t, row))| (id.0, t, row)));
+        }
+        let in_order = keyed.windows(2).all(|w| w[0].0 < w[1].0);
+        if !in_order {
+            keyed.sort_unstable_by_key(|&(id, ..)| id);
+            if let Some(shared) = keyed.windows(2).find(|w| w[0].0 == w[1].0) {
+                let (id, t, row) = shared[1];
+                let entity = entities[t as usize][row as usize];
+                reporter.warn_once(
+                    entity,
+                    "agent id shared",
+                    &format!(
+                        "shares AgentId({id}) with another agent: agents go in the order Bevy stores them, which can differ between peers"
+                    ),
+                );
+                return Self::default();
+            }
+        }
+        Self {
+            ids: keyed.iter().map(|&(id, ..)| id).collect(),
+            sources: (!in_order).then(|| keyed.iter().map(|&(_, t, row)| (t, row)).collect()),
+        }
+    }
+}
