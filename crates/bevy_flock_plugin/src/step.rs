@@ -111,9 +111,10 @@ pub(crate) fn integrate<B: ObstacleBackend>(
 /// parallel, after a tick of `dt` seconds, and triggers [`TargetReached`] for those that
 /// arrived and [`AgentStuck`] for those that stalled, in entity order.
 ///
-/// The agents are written table by table: a table whose entities are, in order, a run of the
-/// crowd's (as the copy in left them, unless a table changed since) is written row by row beside
-/// that run, with no lookup by entity; the agents of any other table are looked up one at a time.
+/// The agents are written table by table, in parallel: a table whose entities are, in order, a
+/// run of the crowd's (as the copy in left them, unless a table changed since or the crowd is in
+/// [`AgentId`](crate::AgentId) order) is written row by row beside that run; the rows of any
+/// other table find their agent in the crowd by entity.
 fn write_back(
     sim: &mut FlockSimulation,
     config: &FlockingConfig,
@@ -131,7 +132,6 @@ fn write_back(
         arrivals: Mutex::new(Vec::new()),
         stalls: Mutex::new(Vec::new()),
     };
-    let mut strays = Vec::new();
     let executor = TaskPoolExecutor::new(config, &sim.main_thread);
     let chunk_len = executor.chunk_len(out.sim.entities().len());
     let mut parts = Vec::new();
@@ -139,10 +139,8 @@ fn write_back(
         .contiguous_iter_mut()
         .expect("the moved agents' components are all stored in tables, so their query is dense");
     for table in tables {
-        match crowd_run(out.sim, table.entity) {
-            Some(first) => Rows::split(table, first, chunk_len, &mut parts),
-            None => strays.extend_from_slice(table.entity),
-        }
+        let first = crowd_run(out.sim, table.entity);
+        Rows::split(table, first, chunk_len, &mut parts);
     }
     // A crowd of one chunk is written on this thread, however many tables it spans.
     let executor: &dyn ChunkExecutor = if out.sim.entities().len() > chunk_len {
@@ -153,8 +151,16 @@ fn write_back(
     for_each_part(executor, parts, |_, rows| {
         let (last_run, this_run) = rows.runs;
         for (row, &entity) in rows.entities.iter().enumerate() {
+            let i = match rows.first {
+                Some(first) => first + row,
+                // Not in the crowd: spawned since the copy in.
+                None => match out.sim.index_of(entity) {
+                    Some(i) => i,
+                    None => continue,
+                },
+            };
             out.agent(
-                rows.first + row,
+                i,
                 entity,
                 Written {
                     transform: &mut rows.transforms[row],
@@ -165,24 +171,6 @@ fn write_back(
             );
         }
     });
-    for entity in strays {
-        let (Some(i), Ok(moved)) = (out.sim.index_of(entity), agents.get_mut(entity)) else {
-            continue;
-        };
-        let goal_changed = moved.target.is_changed();
-        let (mut transform, mut velocity, mut state) =
-            (moved.transform, moved.velocity, moved.state);
-        out.agent(
-            i,
-            entity,
-            Written {
-                transform: &mut transform,
-                velocity: &mut velocity,
-                state: &mut state,
-            },
-            goal_changed,
-        );
-    }
     out.trigger_events(&mut commands);
     sim.step_time += started.elapsed();
 }
@@ -225,9 +213,10 @@ fn crowd_run(sim: &FlockSimulation, entities: &[Entity]) -> Option<usize> {
     (sim.entities().get(first..first + entities.len()) == Some(entities)).then_some(first)
 }
 
-/// A run of a table's rows, agents `first..` of the crowd, for one task of the write-back.
+/// A run of a table's rows, for one task of the write-back: agents `first..` of the crowd, or
+/// where `first` is `None`, each found by entity.
 struct Rows<'w> {
-    first: usize,
+    first: Option<usize>,
     entities: &'w [Entity],
     transforms: &'w mut [Transform],
     velocities: &'w mut [Velocity],
@@ -238,9 +227,14 @@ struct Rows<'w> {
 }
 
 impl<'w> Rows<'w> {
-    /// Splits `table`, agents `first..` of the crowd, into runs of `len` rows, every row marked
-    /// changed.
-    fn split(table: MovedContiguousItem<'w, '_>, first: usize, len: usize, into: &mut Vec<Self>) {
+    /// Splits `table`, agents `first..` of the crowd (or found by entity, where `None`), into
+    /// runs of `len` rows, every row marked changed.
+    fn split(
+        table: MovedContiguousItem<'w, '_>,
+        first: Option<usize>,
+        len: usize,
+        into: &mut Vec<Self>,
+    ) {
         let (transforms, _) = ContiguousMut::split(table.transform);
         let (velocities, _) = ContiguousMut::split(table.velocity);
         let (states, _) = ContiguousMut::split(table.state);
@@ -263,7 +257,7 @@ impl<'w> Rows<'w> {
                 goals_changed,
                 runs,
             });
-            first += entities.len();
+            first = first.map(|f| f + entities.len());
         }
     }
 }
