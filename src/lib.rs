@@ -204,6 +204,11 @@
 //! count and SIMD path: the order of every sum is fixed, randomness is seeded
 //! ([`FlockingConfig::seed`]) and the one transcendental function comes from `libm`.
 //!
+//! For lockstep multiplayer, give every agent an [`AgentId`] (the same on every peer) and
+//! compare [`FlockSimulation::checksum`] between peers after each tick: with ids, the crowd's
+//! order (which draws are whose, the order of each sum) follows the ids, not entity bits or the
+//! order in which Bevy stores the agents.
+//!
 //! # How a rule becomes a force
 //!
 //! [`FlockWeights::style`] picks each rule's formula. In [`RuleStyle::Vector`] (the default)
