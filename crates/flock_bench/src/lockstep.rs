@@ -125,8 +125,8 @@ pub fn section(rows: &[LockstepRow], ticks: usize, rounds: usize) -> String {
          taking turns tick by tick: agents without `AgentId`; named in the order they were \
          spawned, which is the order Bevy stores them in, so the kernel takes them as stored; \
          and named by a fixed shuffle of that, so the kernel takes them in id order, not as \
-         stored, every tick (they are sorted, read row by row out of order, and written back \
-         one by one). `FlockSimulation::checksum` is read after each tick of the app named in \
+         stored, every tick (they are sorted, their rows read out of order, and each written \
+         back where the entity map finds it). `FlockSimulation::checksum` is read after each tick of the app named in \
          order. Medians of {rounds} rounds of {ticks} ticks; in brackets, over the tick without \
          ids.\n\n\
          | agents | tick ms, no ids | ids as stored | ids shuffled | checksum ms | checksum / tick |\n\
