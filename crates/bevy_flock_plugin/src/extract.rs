@@ -480,7 +480,7 @@ fn heading_of(rotation: Quat, space: Space) -> Result<Vec3, Correction> {
         });
     }
     Ok(match space {
-        Space::Volume => rotation * Vec3::NEG_Z,
-        Space::Planar => rotation * Vec3::X,
+        Space::Volume => flock_core::rotated(rotation, Vec3::NEG_Z),
+        Space::Planar => flock_core::rotated(rotation, Vec3::X),
     })
 }

@@ -85,13 +85,13 @@ fn shape_of(obstacle: &Obstacle, transform: &GlobalTransform) -> Option<Shape> {
         },
         Obstacle::HalfSpace { normal } => Shape::HalfSpace {
             point: centre,
-            normal: rotation * normal.as_vec3(),
+            normal: flock_core::rotated(rotation, normal.as_vec3()),
         },
         Obstacle::Capsule {
             half_length,
             radius,
         } => {
-            let half = rotation * Vec3::Y * (half_length * scale.y);
+            let half = flock_core::rotated(rotation, Vec3::Y) * (half_length * scale.y);
             Shape::Capsule {
                 a: centre - half,
                 b: centre + half,

@@ -8,7 +8,7 @@ use crate::agents::{Body, Extras, SpeedFactors};
 use crate::avoidance::AvoidancePass;
 use crate::executor::{ChunkExecutor, for_each_chunk_mut};
 use crate::forces::ForcePass;
-use crate::maths::{length, limit_length, rotation, unit};
+use crate::maths::{length, limit_length, rotated, rotation, unit};
 use crate::obstacles::{AvoidanceHold, Layered, ObstacleQuery};
 use crate::prefetch::prefetch_mapped;
 use crate::rules::boundary::keep_within;
@@ -197,7 +197,7 @@ impl Mover<'_> {
         };
         let side = unit(across).unwrap_or_else(|| self.space.right_of(heading));
         let turned = match unit(heading.cross(side)) {
-            Some(axis) if angle > 0.0 => flat(rotation(axis, angle) * heading),
+            Some(axis) if angle > 0.0 => flat(rotated(rotation(axis, angle), heading)),
             _ => heading,
         };
         turned * speed

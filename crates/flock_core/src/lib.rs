@@ -67,6 +67,7 @@ pub use crowd::metrics::Metrics;
 pub use detail::LevelOfDetail;
 pub use executor::{ChunkExecutor, ScopedThreads, Serial, for_each_part};
 pub use glam;
+pub use maths::rotated;
 pub use neighbours::grid::UniformGrid;
 pub use neighbours::nearest::MOST_AGENTS_AVOIDED;
 pub use obstacles::{

@@ -75,8 +75,18 @@ pub(crate) fn limit_length(v: Vec3, max: f32) -> Vec3 {
     }
 }
 
+/// `v` rotated by the unit quaternion `q`, in plain scalar arithmetic, so that it is the same
+/// on every target. glam's `Quat * Vec3` fuses its multiplies and adds where the target has FMA
+/// (a build for `-C target-cpu=native` on most x86-64 machines), which moved the kernel's golden
+/// scene; this is its formula without the fusing, so that builds without FMA keep their bits.
+#[inline]
+pub fn rotated(q: Quat, v: Vec3) -> Vec3 {
+    let (b, w) = (Vec3::new(q.x, q.y, q.z), q.w);
+    (v * (w * w - b.dot(b)) + b * (v.dot(b) * 2.0)) + b.cross(v) * (w * 2.0)
+}
+
 /// The rotation by `angle` radians about unit `axis`, with libm's sine and cosine so that it is
-/// the same on every platform.
+/// the same on every platform (apply it with [`rotated`]).
 #[inline]
 pub(crate) fn rotation(axis: Vec3, angle: f32) -> Quat {
     let (sin, cos) = (libm::sinf(angle * 0.5), libm::cosf(angle * 0.5));

@@ -4,7 +4,7 @@ use glam::Vec3;
 
 use super::query::{CastHit, ObstacleQuery};
 use super::settings::ObstacleAvoidance;
-use crate::maths::rotation;
+use crate::maths::{rotated, rotation};
 use crate::space::Space;
 
 /// Directions tried on each side of the heading in the fan search.
@@ -77,7 +77,7 @@ pub(crate) fn way_round(
     let step = params.fan_degrees.to_radians() / FAN_STEPS as f32;
     for k in 1..=FAN_STEPS {
         for side in [1.0, -1.0] {
-            let dir = rotation(axis, side * step * k as f32) * heading;
+            let dir = rotated(rotation(axis, side * step * k as f32), heading);
             if obstacles.is_clear(p, dir, look_ahead, r) {
                 return Avoidance::Clear(dir);
             }

@@ -2,6 +2,8 @@
 
 use glam::{Quat, Vec3, Vec3Swizzles, Vec4};
 
+use crate::maths::rotated;
+
 /// A solid shape in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Shape {
@@ -134,7 +136,9 @@ impl Shape {
                     };
                     axis * local.signum()
                 };
-                (rotation * outward).try_normalize().unwrap_or(fallback)
+                rotated(rotation, outward)
+                    .try_normalize()
+                    .unwrap_or(fallback)
             }
             Shape::HalfSpace { normal, .. } => normal,
             Shape::Capsule { a, b, .. } => (p - closest_on_segment(p, a, b))
@@ -159,7 +163,7 @@ impl Shape {
                 rotation,
             } => {
                 let inverse = rotation.inverse();
-                let (o, d) = (inverse * (origin - centre), inverse * dir);
+                let (o, d) = (rotated(inverse, origin - centre), rotated(inverse, dir));
                 ray_rounded_box(o, d, half_extents, radius)
             }
             Shape::HalfSpace { point, normal } => {
@@ -215,7 +219,7 @@ impl Shape {
 /// `p` in a box's own frame, and how far outside each pair of its faces it is (negative inside).
 #[inline]
 fn box_local(p: Vec3, centre: Vec3, half_extents: Vec3, rotation: Quat) -> (Vec3, Vec3) {
-    let local = rotation.inverse() * (p - centre);
+    let local = rotated(rotation.inverse(), p - centre);
     (local, local.abs() - half_extents)
 }
 

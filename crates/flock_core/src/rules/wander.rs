@@ -7,7 +7,7 @@ use glam::Vec3;
 
 use super::response::respond;
 use crate::agents::{Extras, SlotAgent};
-use crate::maths::{NoiseDraw, rotation, unit};
+use crate::maths::{NoiseDraw, rotated, rotation, unit};
 use crate::space::Space;
 use crate::tuning::FlockWeights;
 
@@ -94,6 +94,6 @@ impl Draws {
                 a * libm::cosf(around) + b * libm::sinf(around)
             }
         };
-        space.flat(rotation(axis, angle) * v)
+        space.flat(rotated(rotation(axis, angle), v))
     }
 }
