@@ -5,10 +5,13 @@
 //! not by the thread count; the neighbour scan puts each candidate in the same one of eight
 //! SIMD lanes on every path (two SSE2 or NEON vectors, or one AVX2 register) and sums the lanes
 //! in a fixed order; the one transcendental function (the field of view's cosine) comes from
-//! `libm`, the same code on every target. Rust never fuses a multiply and an add unless asked.
-//! So the golden hash below is expected to hold on any IEEE-754 target; it is verified on
-//! x86-64, the target CI runs, on the portable (SSE2) path and on AVX2 where the processor has
-//! it.
+//! `libm`, the same code on every target. Rust never fuses a multiply and an add unless asked,
+//! but glam's SIMD types (`Quat`, `Vec3A`, `Vec4`) do where the build's target has FMA, so the
+//! kernel rotates with its own [`rotated`](crate::rotated) and keeps glam's SIMD types to lane
+//! arithmetic that never fuses. No result depends on the order of a hash map. So the golden
+//! hash below is expected to hold on any IEEE-754 target; CI checks it on x86-64, on the
+//! portable (SSE2) path and on AVX2 where the processor has it, and in a build with FMA
+//! allowed (`-C target-feature=+fma`).
 
 use glam::Vec3;
 
