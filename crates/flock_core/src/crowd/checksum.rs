@@ -20,12 +20,11 @@ const PRIME_2: u64 = 0xC2B2_AE3D_27D4_EB4F;
 const PRIME_3: u64 = 0x1656_67B1_9E37_79F9;
 
 /// A digest of rows of 64-bit words, each word of a row in a lane of its own: a lane takes its
-/// word by `(lane rotated) ^ word`, then a multiplication by an odd constant. Both steps can be
-/// undone, so a word that differs always leaves its lane different, and every later step keeps
-/// it so; only the fold of the lanes at the end can meet another digest, by a chance of about
-/// one in 2^64. The lanes of a row are independent, so their multiplications run side by side:
-/// two to four times as fast as xxHash64's round on four lanes, which took 3% of a tick at
-/// 100,000 agents. A checksum, not an interchange format.
+/// word by `(lane rotated) ^ word`, then a multiplication by an odd constant, and the fold at
+/// the end takes the lanes one after another the same way. Every step can be undone, so a
+/// difference in one word always gives another digest; differences in several meet another by
+/// a chance of about one in 2^64. One multiplication a word (xxHash64's round takes two), in
+/// lanes that run side by side. A checksum, not an interchange format.
 struct Digest {
     lanes: [u64; WORDS],
     rows: u64,
@@ -71,8 +70,8 @@ impl Crowd {
     /// position, velocity and heading, its flock and parameter set, and the memory it carries
     /// to the next tick (held avoidance, wander direction, last force); with the number of
     /// agents, the tick count and the seed of the draws. Two crowds that will step alike from
-    /// here have the same checksum; a difference in any bit of those values gives another
-    /// (but for a chance of one in 2^64).
+    /// here have the same checksum. A difference in any one of those numbers always gives
+    /// another; differences in several, all but surely (a chance of about one in 2^64).
     ///
     /// The same state gives the same checksum whatever the executor, its thread count and the
     /// SIMD path, on any machine (it reads the values' bits, not their bytes in memory). What it
