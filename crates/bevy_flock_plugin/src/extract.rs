@@ -119,9 +119,10 @@ pub(crate) type Whereabouts = (&'static GlobalTransform, Option<&'static Velocit
 /// finite replaced, and reported once), and the memory it carries from the last tick; then
 /// builds the neighbour grid.
 ///
-/// The agents are read table by table, in parallel, in the order a query visits them (see
-/// [`TableCopy`]); the few that need more than a read (their own tuning, something to report)
-/// are settled after, one at a time, in that order.
+/// The agents are read in parallel, in the order a query visits their tables, or where every
+/// agent has an [`AgentId`], in id order (see [`AgentOrder`] and [`TableCopy`]); the few that
+/// need more than a read (their own tuning, something to report) are settled after, one at a
+/// time, in that order.
 pub(crate) fn extract_agents(
     mut sim: ResMut<FlockSimulation>,
     default_flock: Res<DefaultFlock>,
