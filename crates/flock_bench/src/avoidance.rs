@@ -11,7 +11,7 @@ use bevy_flock_rapier::FlockRapierPlugin;
 use bevy_rapier3d::prelude::{Collider, NoUserData, RapierPhysicsPlugin};
 use flock_core::Space;
 
-use crate::harness::plugin_app;
+use crate::harness::{median, plugin_app};
 use crate::workload::{Workload, unit_generator};
 
 /// Agents in the avoidance workload.
@@ -161,11 +161,6 @@ pub fn measure(ticks: usize, rounds: usize) -> Vec<AvoidanceRow> {
             }
         })
         .collect()
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort_unstable();
-    times.get(times.len() / 2).copied().unwrap_or_default()
 }
 
 fn ms(d: Duration) -> f64 {

@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy_flock_plugin::prelude::*;
 use flock_core::{FlockTuning, Space, VelocityObstacles};
 
-use crate::harness::plugin_app;
+use crate::harness::{median, plugin_app};
 use crate::workload::Workload;
 
 /// The crowd sizes at which the step's cost is measured.
@@ -83,10 +83,7 @@ pub fn measure_costs(ticks: usize, rounds: usize, sizes: &[usize]) -> Vec<CostRo
                 all.extend(round);
             }
         }
-        let medians = pooled.map(|mut v| {
-            v.sort_unstable();
-            v[v.len() / 2]
-        });
+        let medians = pooled.map(median);
         let row = CostRow { agents, medians };
         println!("cost {} agents: {}", row.agents, row.cells());
         costs.push(row);

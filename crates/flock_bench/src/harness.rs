@@ -53,6 +53,12 @@ pub(crate) fn time_ticks(ticks: usize, pause: Duration, mut tick: impl FnMut()) 
         .collect()
 }
 
+/// The median of `times` (the upper of the middle two for an even count; zero for none).
+pub(crate) fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort_unstable();
+    times.get(times.len() / 2).copied().unwrap_or_default()
+}
+
 /// Finishes `app` and times its updates (see [`time_ticks`]).
 pub(crate) fn time_updates(app: &mut App, ticks: usize, pause: Duration) -> Vec<Duration> {
     app.finish();

@@ -9,7 +9,7 @@ use bevy_flock_plugin::prelude::*;
 use flock_core::Space;
 
 use crate::crowd_cost::ms;
-use crate::harness::{WARM_UP_TICKS, plugin_app, wake_cores};
+use crate::harness::{WARM_UP_TICKS, median, plugin_app, wake_cores};
 use crate::workload::Workload;
 
 /// The crowd sizes measured.
@@ -94,11 +94,6 @@ pub fn measure(ticks: usize, rounds: usize, sizes: &[usize]) -> Vec<LockstepRow>
         rows.push(row);
     }
     rows
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort_unstable();
-    times[times.len() / 2]
 }
 
 impl LockstepRow {
