@@ -68,15 +68,15 @@ pub fn measure(ticks: usize, rounds: usize, sizes: &[usize]) -> Vec<LockstepRow>
             let mut apps = NAMINGS.map(|naming| named_app(&workload, naming));
             wake_cores();
             for tick in 0..WARM_UP_TICKS + ticks {
-                for (k, app) in apps.iter_mut().enumerate() {
+                for ((naming, app), times) in NAMINGS.iter().zip(&mut apps).zip(&mut times) {
                     let started = Instant::now();
                     app.update();
                     let took = started.elapsed();
                     if tick < WARM_UP_TICKS {
                         continue;
                     }
-                    times[k].push(took);
-                    if k == 1 {
+                    times.push(took);
+                    if matches!(naming, Naming::InOrder) {
                         let started = Instant::now();
                         let checksum = app.world().resource::<FlockSimulation>().checksum();
                         checksums.push(started.elapsed());
