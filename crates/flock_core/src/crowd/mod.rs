@@ -121,6 +121,23 @@ impl Crowd {
         self.seed = seed;
     }
 
+    /// Ticks integrated so far (wrapping): with the seed and each agent's index, it picks the
+    /// agents' noise and wander draws, and with level of detail on, which far agents update.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Sets the count of ticks integrated so far, for a crowd restored from a save: the next
+    /// tick then draws what the saved crowd's next tick would have drawn. A crowd rebuilt
+    /// every tick carries nothing else: save each agent's input and [`memory`](Self::memory)
+    /// (read after a tick) and the tick count; to restore, set the seed, the tuning and the
+    /// obstacles as before, set the tick count and push those agents (with
+    /// [`set_memory`](Self::set_memory)) for the next tick. It then steps bit for bit as the
+    /// saved crowd would have.
+    pub fn set_tick(&mut self, tick: u64) {
+        self.tick = tick;
+    }
+
     /// This tick's random draws (see [`set_seed`](Self::set_seed)).
     #[inline]
     pub(crate) fn draws(&self) -> Draws {

@@ -137,3 +137,120 @@ fn the_checksum_sees_one_bit_of_any_value_it_covers() {
         assert_ne!(crowd.checksum(), base, "{what} left the checksum as it was");
     }
 }
+
+/// One agent as a crowd rebuilt every tick (as the plugin's is) keeps it between ticks.
+type Carried = (AgentInput, AgentMemory, f32);
+
+/// What `crowd`'s agents carry to the next tick.
+fn carried(crowd: &Crowd) -> Vec<Carried> {
+    (0..crowd.len())
+        .map(|i| {
+            let input = AgentInput {
+                position: crowd.position(i),
+                velocity: crowd.velocity(i),
+                heading: crowd.heading(i),
+                flock: crowd.flock(i),
+                params: ParamsId(0),
+                target: crowd.target(i),
+            };
+            (input, crowd.memory(i), crowd.speed_factor(i))
+        })
+        .collect()
+}
+
+/// Empties `crowd` and gives it `agents` with `tuning`, as the plugin refills its crowd.
+fn refill(crowd: &mut Crowd, tuning: FlockTuning, agents: &[Carried]) {
+    crowd.clear();
+    crowd.add_params(tuning);
+    for (i, &(input, memory, speed_factor)) in agents.iter().enumerate() {
+        crowd.push(input);
+        crowd.set_memory(i, memory);
+        crowd.set_speed_factor(i, speed_factor);
+    }
+}
+
+/// What a crowd rebuilt every tick (as the plugin's is) carries from one tick to the next is
+/// its agents, their memory, the seed and the tick count: a new crowd given those (as a game
+/// restores a saved one) steps as the original, velocity obstacles and level of detail
+/// included, whose buffers kept between ticks are caches only.
+#[test]
+fn a_crowd_restored_from_what_it_carries_steps_as_the_original() {
+    let tuning = FlockTuning {
+        weights: FlockWeights {
+            noise: 0.3,
+            wander: 0.5,
+            ..Default::default()
+        },
+        perception: Perception {
+            velocity_obstacles: VelocityObstacles::Reciprocal,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let set_up = |crowd: &mut Crowd| {
+        crowd.set_obstacles([Shape::Sphere {
+            centre: Vec3::ZERO,
+            radius: 6.0,
+        }]);
+        crowd.set_seed(17);
+        let detail = LevelOfDetail {
+            near_radius: 15.0,
+            interval: 3,
+        };
+        crowd.set_level_of_detail(Some(detail), Vec3::new(10.0, 0.0, 0.0));
+    };
+    let positions = random_positions(3_000, 30.0, 9);
+    let mut original = crowd_with(Space::Volume, tuning, &positions, |i| {
+        Vec3::new((i % 5) as f32 - 2.0, (i % 3) as f32 - 1.0, 1.0)
+    });
+    set_up(&mut original);
+    for i in (0..original.len()).step_by(4) {
+        original.set_speed_factor(i, 1.25);
+    }
+    let dt = 1.0 / 60.0;
+    // A tick of a crowd rebuilt every tick: refilled with what its agents carried, then stepped.
+    let tick_from = |crowd: &mut Crowd, agents: &[Carried]| {
+        refill(crowd, tuning, agents);
+        crowd.step(dt);
+    };
+    let tick = |crowd: &mut Crowd| tick_from(crowd, &carried(crowd));
+    for _ in 0..30 {
+        tick(&mut original);
+    }
+    // The save: what the agents carry, the tick count (and the seed, the tuning and the
+    // obstacles, which the game sets up again).
+    let saved = carried(&original);
+    let saved_tick = original.tick();
+    assert!(saved.iter().any(|a| a.1.hold.is_some()), "nothing held");
+    assert!(
+        saved.iter().any(|a| a.1.last_force.is_some()),
+        "no force kept"
+    );
+    let restore = |tick: u64| {
+        let mut crowd = Crowd::new(Space::Volume);
+        set_up(&mut crowd);
+        crowd.set_tick(tick);
+        tick_from(&mut crowd, &saved);
+        crowd
+    };
+    let mut restored = restore(saved_tick);
+    tick(&mut original);
+    let moved = |crowd: &Crowd| {
+        (0..crowd.len())
+            .map(|i| crowd.position(i))
+            .collect::<Vec<_>>()
+    };
+    let first = moved(&restored);
+    for k in 0..30 {
+        assert_eq!(
+            restored.checksum(),
+            original.checksum(),
+            "tick {k} after differs"
+        );
+        tick(&mut original);
+        tick(&mut restored);
+    }
+    // The tick count is part of it: the draws of another tick are other draws.
+    let late = restore(saved_tick + 1);
+    assert_ne!(moved(&late), first, "the tick count changed nothing");
+}
