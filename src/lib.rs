@@ -209,6 +209,12 @@
 //! order (which draws are whose, the order of each sum) follows the ids, not entity bits or the
 //! order in which Bevy stores the agents.
 //!
+//! With the `snapshot` feature, `FlockSnapshot::take` saves what the next tick depends on (each
+//! agent's transform, velocity, steering memory and target, by id, and the kernel's tick
+//! count) and `FlockSnapshot::restore` puts it back, into the same world (a rollback) or into a
+//! new one where the game has spawned the same agents (a saved game, a peer that joins): the
+//! run then continues bit for bit. `to_bytes` and `from_bytes` write and read it with postcard.
+//!
 //! # How a rule becomes a force
 //!
 //! [`FlockWeights::style`] picks each rule's formula. In [`RuleStyle::Vector`] (the default)

@@ -22,6 +22,7 @@ mod presets;
 mod queries;
 mod rules;
 mod schedule;
+mod snapshot;
 mod speeds;
 mod squads;
 mod support;

@@ -22,6 +22,8 @@ pub mod presets;
 mod roles;
 mod schedule;
 mod simulation;
+#[cfg(feature = "snapshot")]
+mod snapshot;
 mod speeds;
 mod squads;
 mod states;
@@ -48,6 +50,8 @@ pub use plugin::{FlockingPlugin, FlockingPlugins};
 pub use presets::{FlockPreset, FlockPresetsPlugin, PresetLoadErrors, UsePreset};
 pub use schedule::FlockingSystems;
 pub use simulation::{FlockSimulation, NearbyAgent};
+#[cfg(feature = "snapshot")]
+pub use snapshot::{FlockSnapshot, SnapshotError};
 pub use speeds::SpeedFactor;
 pub use squads::{
     Combatant, Formation, PotentialField, SUPPORT_MARGIN, SquadsPlugin, UNARMED_MARGIN,

@@ -3,6 +3,7 @@
 
 use core::time::Duration;
 
+use bevy::ecs::change_detection::Tick;
 use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 use flock_core::{Crowd, FlockTuning, ParamsId, Shape, Space};
@@ -38,6 +39,9 @@ pub struct FlockSimulation {
     pub(crate) avoiding: usize,
     /// The thread the simulation was made on, the app's, which runs its schedules.
     pub(crate) main_thread: MainThread,
+    /// When a snapshot was last restored, until the next write-back: the agents' targets as
+    /// restored count as seen, not as changed (see `FlockSnapshot::restore`).
+    pub(crate) restored_at: Option<Tick>,
 }
 
 /// An agent found by a spatial query of [`FlockSimulation`].
@@ -62,6 +66,7 @@ impl FlockSimulation {
             step_time: Duration::ZERO,
             avoiding: 0,
             main_thread: MainThread::current(),
+            restored_at: None,
         }
     }
 

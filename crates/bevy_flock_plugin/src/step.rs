@@ -140,7 +140,7 @@ fn write_back(
         .expect("the moved agents' components are all stored in tables, so their query is dense");
     for table in tables {
         let first = crowd_run(out.sim, table.entity);
-        Rows::split(table, first, chunk_len, &mut parts);
+        Rows::split(table, first, chunk_len, out.sim.restored_at, &mut parts);
     }
     // A crowd of one chunk is written on this thread, however many tables it spans.
     let executor: &dyn ChunkExecutor = if out.sim.entities().len() > chunk_len {
@@ -172,6 +172,7 @@ fn write_back(
         }
     });
     out.trigger_events(&mut commands);
+    sim.restored_at = None;
     sim.step_time += started.elapsed();
 }
 
@@ -221,24 +222,32 @@ struct Rows<'w> {
     transforms: &'w mut [Transform],
     velocities: &'w mut [Velocity],
     states: &'w mut [SteeringState],
-    /// When each row's [`Target`] last changed, and the system's last and this run.
+    /// When each row's [`Target`] last changed, and when the system last saw them (its last run,
+    /// or a restore since) and this run.
     goals_changed: &'w [Tick],
     runs: (Tick, Tick),
 }
 
 impl<'w> Rows<'w> {
     /// Splits `table`, agents `first..` of the crowd (or found by entity, where `None`), into
-    /// runs of `len` rows, every row marked changed.
+    /// runs of `len` rows, every row marked changed. A target changed before `restored_at` (a
+    /// snapshot's restore since the last run) counts as seen.
     fn split(
         table: MovedContiguousItem<'w, '_>,
         first: Option<usize>,
         len: usize,
+        restored_at: Option<Tick>,
         into: &mut Vec<Self>,
     ) {
         let (transforms, _) = ContiguousMut::split(table.transform);
         let (velocities, _) = ContiguousMut::split(table.velocity);
         let (states, _) = ContiguousMut::split(table.state);
-        let runs = (table.target.last_run_tick(), table.target.this_run_tick());
+        let (last_run, this_run) = (table.target.last_run_tick(), table.target.this_run_tick());
+        let seen = match restored_at {
+            Some(restored) if restored.is_newer_than(last_run, this_run) => restored,
+            _ => last_run,
+        };
+        let runs = (seen, this_run);
         let runs_of_rows = table
             .entity
             .chunks(len)
@@ -311,11 +320,19 @@ impl WriteBack<'_> {
         }
         *to.state = SteeringState::new(heading, position, crowd.memory(i), at_target, progress);
         if self.orient && heading != Vec3::ZERO {
-            to.transform.rotation = match self.space {
-                Space::Volume => facing(heading),
-                Space::Planar => Quat::from_rotation_z(ops::atan2(heading.y, heading.x)),
-            };
+            to.transform.rotation = turned_to(heading, self.space);
         }
+    }
+}
+
+/// The rotation the write-back gives an agent heading along `heading` (not zero) in `space`,
+/// where [`FlockingConfig::orient_to_velocity`] is on: local `-Z` toward it in 3D, local `+X`
+/// toward it on the plane.
+#[inline]
+pub(crate) fn turned_to(heading: Vec3, space: Space) -> Quat {
+    match space {
+        Space::Volume => facing(heading),
+        Space::Planar => Quat::from_rotation_z(ops::atan2(heading.y, heading.x)),
     }
 }
 

@@ -1,0 +1,242 @@
+//! [`FlockSnapshot`]: the state of the simulation that the next tick depends on, taken from a
+//! world and restored into one (the same, for a rollback, or a new one, for a saved game or a
+//! peer that joins), matched agent to agent by [`AgentId`], and written to bytes with
+//! postcard.
+
+mod record;
+mod restore;
+mod take;
+
+use core::fmt;
+
+use bevy::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use record::AgentRecord;
+
+#[cfg(doc)]
+use crate::{
+    AgentId, Destination, FlockSimulation, FlockingConfig, FlockingSystems, SteeringState, Target,
+    Velocity,
+};
+
+/// What the simulation carries from one tick to the next, agent by agent, to be restored into
+/// a world that holds the same agents: for a rollback, a saved game, or a lockstep peer that
+/// joins late. Restored, the world continues bit for bit as the one it was taken from (its
+/// [`FlockSimulation::checksum`] is the same every tick after), on any thread count and SIMD
+/// path.
+///
+/// It holds, for every [`Agent`](crate::Agent), by its [`AgentId`]:
+///
+/// - its [`Transform`]'s translation and rotation (not its scale), and from them its
+///   [`GlobalTransform`] (what other agents' pursuit, leaders and predators read);
+/// - its [`Velocity`] and its [`SteeringState`]: heading, held avoidance, wander point, the
+///   force level of detail keeps, arrival and the progress behind
+///   [`AgentStuck`](crate::AgentStuck);
+/// - its [`Target`]: a point, or an entity by that entity's [`AgentId`] (any entity an agent
+///   targets must carry one, agent or not); a target entity that no longer exists is saved as
+///   no target, which is what the plugin already seeks toward it;
+///
+/// and the kernel's count of ticks, which picks the noise and wander draws and the agents that
+/// level of detail updates.
+///
+/// The rest is the game's, as it set it up, to spawn again (or save) before restoring: which
+/// agents exist and their ids, flocks and their tuning, per-agent overrides,
+/// [`SpeedFactor`](crate::SpeedFactor)s, leaders, obstacles, predators, flow fields,
+/// [`FlockingConfig`] (its seed included) and the schedule's clock. Agents sent to a
+/// [`Destination`] are not covered yet (their planned paths and the planner's half-done
+/// searches): taking a snapshot of a world that has one fails with
+/// [`SnapshotError::Unsupported`] rather than give one that would part from the original.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_flock_plugin::prelude::*;
+/// # use bevy_flock_plugin::FlockSnapshot;
+/// # let mut app = App::new();
+/// # app.add_plugins((MinimalPlugins, TransformPlugin, FlockingPlugins::default()));
+/// # app.world_mut().spawn((Agent, AgentId(7)));
+/// # app.update();
+/// // Between two updates (or in an exclusive system after `FlockingSystems::Last`):
+/// let saved = FlockSnapshot::take(app.world_mut())?.to_bytes();
+/// // Later, in this world or in a new one with the same agents spawned:
+/// FlockSnapshot::from_bytes(&saved)?.restore(app.world_mut())?;
+/// # Ok::<(), bevy_flock_plugin::SnapshotError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FlockSnapshot {
+    /// The layout of the fields below: [`FlockSnapshot::FORMAT_VERSION`] when taken.
+    version: u16,
+    /// The kernel's count of ticks (see [`flock_core::Crowd::tick`]).
+    tick: u64,
+    /// By id, ascending, no id twice.
+    agents: Vec<AgentRecord>,
+}
+
+/// The bytes that open [`FlockSnapshot::to_bytes`]'s output.
+const MAGIC: [u8; 4] = *b"FLKS";
+
+impl FlockSnapshot {
+    /// The version of the layout this build writes and reads; a snapshot of another is
+    /// refused with [`SnapshotError::Version`].
+    pub const FORMAT_VERSION: u16 = 1;
+
+    /// The kernel's count of ticks when the snapshot was taken.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Number of agents.
+    pub fn len(&self) -> usize {
+        self.agents.len()
+    }
+
+    /// Whether the snapshot holds no agent.
+    pub fn is_empty(&self) -> bool {
+        self.agents.is_empty()
+    }
+
+    /// The ids of the agents, ascending.
+    pub fn ids(&self) -> impl ExactSizeIterator<Item = u64> + '_ {
+        self.agents.iter().map(|a| a.id)
+    }
+
+    /// The snapshot as bytes: `FLKS`, then the snapshot in postcard's format (its version
+    /// first, as a varint; integers as varints, floats as their four bytes, little-endian).
+    /// About 70 to 100 bytes an agent (BENCHMARKS.md says what each holds).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        postcard::to_extend(self, MAGIC.to_vec())
+            .expect("a snapshot always serialises: a Vec grows as needed")
+    }
+
+    /// Reads [`to_bytes`](Self::to_bytes)' output. Fails with [`SnapshotError::Version`] for a
+    /// snapshot of another layout, and [`SnapshotError::Malformed`] for bytes that are not a
+    /// whole snapshot.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, SnapshotError> {
+        let malformed = |why: &str| SnapshotError::Malformed(why.to_owned());
+        let body = bytes
+            .strip_prefix(&MAGIC)
+            .ok_or_else(|| malformed("it does not begin with FLKS"))?;
+        let (version, _) = postcard::take_from_bytes::<u16>(body)
+            .map_err(|e| malformed(&format!("no version: {e}")))?;
+        Self::check_version(version)?;
+        let (snapshot, rest) =
+            postcard::take_from_bytes::<Self>(body).map_err(|e| malformed(&format!("{e}")))?;
+        if !rest.is_empty() {
+            return Err(malformed(&format!("{} bytes follow it", rest.len())));
+        }
+        snapshot.check_ids()?;
+        Ok(snapshot)
+    }
+
+    /// Fails unless `version` is the one this build reads.
+    fn check_version(version: u16) -> Result<(), SnapshotError> {
+        if version == Self::FORMAT_VERSION {
+            Ok(())
+        } else {
+            Err(SnapshotError::Version {
+                found: version,
+                supported: Self::FORMAT_VERSION,
+            })
+        }
+    }
+
+    /// Fails unless the agents are in ascending order of id, none twice (as a snapshot is
+    /// taken): the order a restore pairs them with the world's in.
+    fn check_ids(&self) -> Result<(), SnapshotError> {
+        match self.agents.windows(2).find(|w| w[0].id >= w[1].id) {
+            Some(w) => Err(SnapshotError::Malformed(format!(
+                "agent {} comes after agent {}",
+                w[1].id, w[0].id
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Why a snapshot could not be taken, read or restored. A restore that fails changes nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SnapshotError {
+    /// The world has no flocking plugin (no [`FlockSimulation`]).
+    NoPlugin,
+    /// An agent has no [`AgentId`]: agents are matched by id, so every one needs its own.
+    UnnamedAgent {
+        /// The agent.
+        entity: Entity,
+    },
+    /// Two agents of the world share an [`AgentId`].
+    SharedId {
+        /// The id.
+        id: u64,
+    },
+    /// An agent's [`Target`] is an entity without an [`AgentId`], which a snapshot cannot name.
+    UnnamedTarget {
+        /// The agent's id.
+        agent: u64,
+    },
+    /// The world holds state that snapshots do not cover yet.
+    Unsupported {
+        /// What.
+        what: &'static str,
+    },
+    /// The snapshot was written in another layout.
+    Version {
+        /// Its version.
+        found: u16,
+        /// The one this build reads ([`FlockSnapshot::FORMAT_VERSION`]).
+        supported: u16,
+    },
+    /// The bytes are not a whole snapshot.
+    Malformed(String),
+    /// The snapshot names an agent that the world lacks.
+    AgentMissing {
+        /// The agent's id.
+        id: u64,
+    },
+    /// The world has an agent that the snapshot lacks.
+    AgentNotInSnapshot {
+        /// The agent's id.
+        id: u64,
+    },
+    /// An agent of the snapshot targets an entity (by id) that the world lacks.
+    TargetMissing {
+        /// The agent's id.
+        agent: u64,
+        /// The id of the entity it targets.
+        target: u64,
+    },
+}
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoPlugin => write!(f, "the world has no FlockSimulation: add FlockingPlugins"),
+            Self::UnnamedAgent { entity } => write!(
+                f,
+                "agent {entity} has no AgentId: snapshots match agents by their ids"
+            ),
+            Self::SharedId { id } => write!(f, "two agents share AgentId({id})"),
+            Self::UnnamedTarget { agent } => write!(
+                f,
+                "agent {agent} targets an entity without an AgentId, which a snapshot cannot name"
+            ),
+            Self::Unsupported { what } => write!(f, "snapshots do not cover {what} yet"),
+            Self::Version { found, supported } => write!(
+                f,
+                "the snapshot has format version {found}; this build reads version {supported}"
+            ),
+            Self::Malformed(why) => write!(f, "not a flock snapshot: {why}"),
+            Self::AgentMissing { id } => {
+                write!(f, "the snapshot names agent {id}, which the world lacks")
+            }
+            Self::AgentNotInSnapshot { id } => {
+                write!(f, "the world has agent {id}, which the snapshot lacks")
+            }
+            Self::TargetMissing { agent, target } => write!(
+                f,
+                "agent {agent} targets entity {target}, which the world lacks"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SnapshotError {}

@@ -1,0 +1,137 @@
+//! One agent as a snapshot holds it, and the conversions from and to its components. Parts
+//! that most agents have in a known state (no held avoidance, no wander yet, the rotation the
+//! write-back gives) are left out where they are in it, bit for bit, which keeps a crowd's
+//! snapshot small.
+
+use bevy::prelude::*;
+use flock_core::{Progress, Space};
+use serde::{Deserialize, Serialize};
+
+use crate::step::turned_to;
+use crate::{SteeringState, Target, Velocity};
+
+/// One agent's state, keyed by its [`AgentId`](crate::AgentId).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(super) struct AgentRecord {
+    pub(super) id: u64,
+    translation: [f32; 3],
+    /// `None` where it is what the write-back turns an agent with this heading to.
+    rotation: Option<[f32; 4]>,
+    velocity: [f32; 3],
+    heading: [f32; 3],
+    /// `None` where it is the translation, as every tick leaves it.
+    last_valid_position: Option<[f32; 3]>,
+    /// The held direction and the seconds left; `None` where both are zero.
+    hold: Option<([f32; 3], f32)>,
+    /// `None` where zero (the agent never wandered).
+    wander: Option<[f32; 3]>,
+    last_force: Option<[f32; 3]>,
+    at_target: bool,
+    /// Checkpoint, seconds stalled and whether reported; `None` where no stretch has begun.
+    progress: Option<(f32, f32, bool)>,
+    pub(super) target: TargetRecord,
+}
+
+/// A [`Target`], with an entity named by its [`AgentId`](crate::AgentId).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(super) enum TargetRecord {
+    None,
+    Point([f32; 3]),
+    Entity(u64),
+    Pursue(u64),
+}
+
+/// An agent's components, as a snapshot reads and writes them.
+pub(super) struct AgentState {
+    pub(super) transform: Transform,
+    pub(super) velocity: Velocity,
+    pub(super) state: SteeringState,
+    pub(super) target: Target,
+}
+
+impl AgentRecord {
+    /// Agent `id`'s record of `agent`, in `space`, its target named by `target`.
+    pub(super) fn new(id: u64, agent: &AgentState, target: TargetRecord, space: Space) -> Self {
+        let AgentState {
+            transform, state, ..
+        } = agent;
+        let rotation = transform.rotation;
+        let derived =
+            state.heading != Vec3::ZERO && same_rotation(rotation, turned_to(state.heading, space));
+        let progress = state.progress;
+        Self {
+            id,
+            translation: transform.translation.to_array(),
+            rotation: (!derived).then(|| rotation.to_array()),
+            velocity: agent.velocity.0.to_array(),
+            heading: state.heading.to_array(),
+            last_valid_position: (!same(state.last_valid_position, transform.translation))
+                .then(|| state.last_valid_position.to_array()),
+            hold: (!(same(state.held_direction, Vec3::ZERO) && state.hold_left.to_bits() == 0))
+                .then(|| (state.held_direction.to_array(), state.hold_left)),
+            wander: (!same(state.wander, Vec3::ZERO)).then(|| state.wander.to_array()),
+            last_force: state.last_force.map(|f| f.to_array()),
+            at_target: state.at_target,
+            progress: (!is_unstarted(progress)).then_some((
+                progress.checkpoint,
+                progress.stalled_for,
+                progress.reported,
+            )),
+            target,
+        }
+    }
+
+    /// The components this record gives an agent in `space` whose scale is `scale` and whose
+    /// target is `target` (the record's, with any entity found).
+    pub(super) fn state(&self, scale: Vec3, target: Target, space: Space) -> AgentState {
+        let translation = Vec3::from_array(self.translation);
+        let heading = Vec3::from_array(self.heading);
+        let (held_direction, hold_left) = self.hold.unwrap_or(([0.0; 3], 0.0));
+        let progress = self.progress.map_or_else(Progress::default, |p| Progress {
+            checkpoint: p.0,
+            stalled_for: p.1,
+            reported: p.2,
+        });
+        AgentState {
+            transform: Transform {
+                translation,
+                rotation: self
+                    .rotation
+                    .map_or_else(|| turned_to(heading, space), Quat::from_array),
+                scale,
+            },
+            velocity: Velocity(Vec3::from_array(self.velocity)),
+            state: SteeringState {
+                heading,
+                last_valid_position: self
+                    .last_valid_position
+                    .map_or(translation, Vec3::from_array),
+                held_direction: Vec3::from_array(held_direction),
+                hold_left,
+                wander: self.wander.map_or(Vec3::ZERO, Vec3::from_array),
+                last_force: self.last_force.map(Vec3::from_array),
+                at_target: self.at_target,
+                progress,
+            },
+            target,
+        }
+    }
+}
+
+/// Whether `a` and `b` are the same bits (so that a part left out comes back exactly).
+fn same(a: Vec3, b: Vec3) -> bool {
+    a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)
+}
+
+/// Whether `a` and `b` are the same bits.
+fn same_rotation(a: Quat, b: Quat) -> bool {
+    a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)
+}
+
+/// Whether `progress` is, bit for bit, that of an agent whose stretch has not begun.
+fn is_unstarted(progress: Progress) -> bool {
+    let unstarted = Progress::default();
+    progress.checkpoint.to_bits() == unstarted.checkpoint.to_bits()
+        && progress.stalled_for.to_bits() == unstarted.stalled_for.to_bits()
+        && progress.reported == unstarted.reported
+}
