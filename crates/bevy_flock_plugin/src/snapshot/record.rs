@@ -14,21 +14,21 @@ use crate::{SteeringState, Target, Velocity};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(super) struct AgentRecord {
     pub(super) id: u64,
-    translation: [f32; 3],
+    pub(super) translation: [f32; 3],
     /// `None` where it is what the write-back turns an agent with this heading to.
-    rotation: Option<[f32; 4]>,
-    velocity: [f32; 3],
-    heading: [f32; 3],
+    pub(super) rotation: Option<[f32; 4]>,
+    pub(super) velocity: [f32; 3],
+    pub(super) heading: [f32; 3],
     /// `None` where it is the translation, as every tick leaves it.
-    last_valid_position: Option<[f32; 3]>,
+    pub(super) last_valid_position: Option<[f32; 3]>,
     /// The held direction and the seconds left; `None` where both are zero.
-    hold: Option<([f32; 3], f32)>,
+    pub(super) hold: Option<([f32; 3], f32)>,
     /// `None` where zero (the agent never wandered).
-    wander: Option<[f32; 3]>,
-    last_force: Option<[f32; 3]>,
-    at_target: bool,
+    pub(super) wander: Option<[f32; 3]>,
+    pub(super) last_force: Option<[f32; 3]>,
+    pub(super) at_target: bool,
     /// Checkpoint, seconds stalled and whether reported; `None` where no stretch has begun.
-    progress: Option<(f32, f32, bool)>,
+    pub(super) progress: Option<(f32, f32, bool)>,
     pub(super) target: TargetRecord,
 }
 

@@ -2,8 +2,11 @@
 //! restore that fails changes nothing.
 
 use bevy::prelude::*;
+use flock_core::Space;
 
+use super::record::AgentRecord;
 use super::record::TargetRecord;
+use super::take::{ById, agents_by_id};
 use super::{FlockSnapshot, SnapshotError};
 use crate::simulation::FlockSimulation;
 use crate::{Agent, AgentId, FlockingSetup, SteeringState, Target, Velocity};
@@ -22,8 +25,7 @@ impl FlockSnapshot {
     /// in a rollback) counts as new, as it would have in the original; the restored targets do
     /// not.
     pub fn restore(&self, world: &mut World) -> Result<(), SnapshotError> {
-        Self::check_version(self.version)?;
-        self.check_ids()?;
+        self.check_unless_known()?;
         let space = world
             .get_resource::<FlockingSetup>()
             .ok_or(SnapshotError::NoPlugin)?
@@ -31,22 +33,37 @@ impl FlockSnapshot {
         if !world.contains_resource::<FlockSimulation>() {
             return Err(SnapshotError::NoPlugin);
         }
-        let entities = self.pair_with(world)?;
-        let targets = self.find_targets(world, &entities)?;
+        // One pass for the ids and the entities targeted, one to write.
+        let mut ids = Vec::with_capacity(self.len());
+        let mut wanted = Vec::new();
+        for record in self.records() {
+            ids.push(record.id);
+            if let TargetRecord::Entity(_) | TargetRecord::Pursue(_) = record.target {
+                wanted.push((record.id, record.target));
+            }
+        }
+        let (entities, stored_in_order) = pair_with(world, &ids)?;
+        let mut targets = find_targets(world, &ids, &entities, &wanted)?.into_iter();
+        let mut target_of = |record: &AgentRecord| match record.target {
+            TargetRecord::None => Target::None,
+            TargetRecord::Point(point) => Target::Point(Vec3::from_array(point)),
+            TargetRecord::Entity(_) | TargetRecord::Pursue(_) => {
+                targets.next().expect("each entity target found")
+            }
+        };
         let mut query = world.query_filtered::<AgentParts, With<Agent>>();
         let mut children = Vec::new();
-        for ((record, &entity), target) in self.agents.iter().zip(&entities).zip(targets) {
-            let (mut transform, mut global, mut velocity, mut state, mut goal, parent) = query
-                .get_mut(world, entity)
-                .expect("paired with a world's agent just now");
-            let restored = record.state(transform.scale, target, space);
-            *transform = restored.transform;
-            *velocity = restored.velocity;
-            *state = restored.state;
-            *goal = restored.target;
-            match parent {
-                None => *global = GlobalTransform::from(restored.transform),
-                Some(parent) => children.push((entity, parent.parent())),
+        if stored_in_order {
+            // Agents spawned in id order, say: written as stored.
+            for (record, agent) in self.records().zip(query.iter_mut(world)) {
+                let target = target_of(&record);
+                write(&record, target, agent, space, &mut children);
+            }
+        } else {
+            for (record, &entity) in self.records().zip(&entities) {
+                let agent = (query.get_mut(world, entity)).expect("paired with an agent just now");
+                let target = target_of(&record);
+                write(&record, target, agent, space, &mut children);
             }
         }
         place_children(world, &children);
@@ -58,84 +75,84 @@ impl FlockSnapshot {
         world.increment_change_tick();
         Ok(())
     }
+}
 
-    /// The world's agent of each of the snapshot's agents, in the snapshot's order; fails
-    /// unless the two hold the same ids, each once.
-    fn pair_with(&self, world: &mut World) -> Result<Vec<Entity>, SnapshotError> {
-        let mut named = world.query_filtered::<(Entity, Option<&AgentId>), With<Agent>>();
-        let mut agents = Vec::with_capacity(named.iter(world).len());
-        for (entity, id) in named.iter(world) {
-            let id = id.ok_or(SnapshotError::UnnamedAgent { entity })?;
-            agents.push((id.0, entity));
+/// The world's agent of each of `ids` (a snapshot's, ascending), in that order, and whether
+/// a query visits them in it; fails unless the two hold the same ids, each once.
+fn pair_with(world: &mut World, ids: &[u64]) -> Result<(Vec<Entity>, bool), SnapshotError> {
+    let ById {
+        agents,
+        stored_in_order,
+    } = agents_by_id(world)?;
+    // Both in ascending order: where they first differ, the lower id is the one missing
+    // from the other.
+    let ours = ids
+        .iter()
+        .map(|&id| Some(id))
+        .chain(core::iter::repeat(None));
+    let theirs = agents
+        .iter()
+        .map(|&(id, _)| Some(id))
+        .chain(core::iter::repeat(None));
+    let len = ids.len().max(agents.len());
+    let parting = ours
+        .zip(theirs)
+        .take(len)
+        .find(|(ours, theirs)| ours != theirs);
+    match parting {
+        None => {
+            let entities = agents.into_iter().map(|(_, entity)| entity).collect();
+            Ok((entities, stored_in_order))
         }
-        if !agents.is_sorted_by_key(|&(id, _)| id) {
-            agents.sort_unstable_by_key(|&(id, _)| id);
+        Some((Some(ours), Some(theirs))) if ours < theirs => {
+            Err(SnapshotError::AgentMissing { id: ours })
         }
-        if let Some(shared) = agents.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(SnapshotError::SharedId { id: shared[0].0 });
-        }
-        // Both in ascending order: where they first differ, the lower id is the one missing
-        // from the other.
-        let ids = self.ids().map(Some).chain(core::iter::repeat(None));
-        let theirs = agents
-            .iter()
-            .map(|&(id, _)| Some(id))
-            .chain(core::iter::repeat(None));
-        let len = self.len().max(agents.len());
-        let parting = ids
-            .zip(theirs)
-            .take(len)
-            .find(|(ours, theirs)| ours != theirs);
-        match parting {
-            None => Ok(agents.into_iter().map(|(_, entity)| entity).collect()),
-            Some((Some(ours), Some(theirs))) if ours < theirs => {
-                Err(SnapshotError::AgentMissing { id: ours })
-            }
-            Some((Some(ours), None)) => Err(SnapshotError::AgentMissing { id: ours }),
-            Some((_, Some(theirs))) => Err(SnapshotError::AgentNotInSnapshot { id: theirs }),
-            Some((None, None)) => unreachable!("only the first `len` pairs are compared"),
-        }
+        Some((Some(ours), None)) => Err(SnapshotError::AgentMissing { id: ours }),
+        Some((_, Some(theirs))) => Err(SnapshotError::AgentNotInSnapshot { id: theirs }),
+        Some((None, None)) => unreachable!("only the first `len` pairs are compared"),
     }
+}
 
-    /// Each agent's [`Target`], with the entities named found among the world's agents
-    /// (`entities`, in the snapshot's order) or its other entities with an [`AgentId`].
-    fn find_targets(
-        &self,
-        world: &mut World,
-        entities: &[Entity],
-    ) -> Result<Vec<Target>, SnapshotError> {
-        let mut others: Option<Vec<(u64, Entity)>> = None;
-        let mut find = |world: &mut World, agent: u64, id: u64| {
-            if let Ok(k) = self.agents.binary_search_by_key(&id, |a| a.id) {
-                return Ok(entities[k]);
-            }
-            let others = others.get_or_insert_with(|| {
-                let mut query = world.query_filtered::<(Entity, &AgentId), Without<Agent>>();
-                let mut found: Vec<_> = query.iter(world).map(|(e, id)| (id.0, e)).collect();
-                found.sort_unstable_by_key(|&(id, e)| (id, e));
-                found
-            });
-            let k = others.partition_point(|&(other, _)| other < id);
-            match others.get(k) {
-                Some(&(other, entity)) if other == id => Ok(entity),
-                _ => Err(SnapshotError::TargetMissing { agent, target: id }),
-            }
-        };
-        let mut targets = Vec::with_capacity(self.len());
-        for record in &self.agents {
-            targets.push(match record.target {
-                TargetRecord::None => Target::None,
-                TargetRecord::Point(point) => Target::Point(Vec3::from_array(point)),
-                TargetRecord::Entity(id) => Target::Entity(find(world, record.id, id)?),
-                TargetRecord::Pursue(id) => Target::Pursue(find(world, record.id, id)?),
-            });
+/// The entities the agents of `wanted` (an agent's id and its entity target) target, in
+/// order, found among the world's agents (`entities`, those of `ids`) or its other entities
+/// with an [`AgentId`].
+fn find_targets(
+    world: &mut World,
+    ids: &[u64],
+    entities: &[Entity],
+    wanted: &[(u64, TargetRecord)],
+) -> Result<Vec<Target>, SnapshotError> {
+    let mut others: Option<Vec<(u64, Entity)>> = None;
+    let mut find = |world: &mut World, agent: u64, id: u64| {
+        if let Ok(k) = ids.binary_search(&id) {
+            return Ok(entities[k]);
         }
-        Ok(targets)
+        let others = others.get_or_insert_with(|| {
+            let mut query = world.query_filtered::<(Entity, &AgentId), Without<Agent>>();
+            let mut found: Vec<_> = query.iter(world).map(|(e, id)| (id.0, e)).collect();
+            found.sort_unstable_by_key(|&(id, e)| (id, e));
+            found
+        });
+        let k = others.partition_point(|&(other, _)| other < id);
+        match others.get(k) {
+            Some(&(other, entity)) if other == id => Ok(entity),
+            _ => Err(SnapshotError::TargetMissing { agent, target: id }),
+        }
+    };
+    let mut targets = Vec::with_capacity(wanted.len());
+    for &(agent, target) in wanted {
+        targets.push(match target {
+            TargetRecord::Entity(id) => Target::Entity(find(world, agent, id)?),
+            TargetRecord::Pursue(id) => Target::Pursue(find(world, agent, id)?),
+            TargetRecord::None | TargetRecord::Point(_) => continue,
+        });
     }
+    Ok(targets)
 }
 
 /// What a restore writes of each agent.
 type AgentParts = (
+    Entity,
     &'static mut Transform,
     &'static mut GlobalTransform,
     &'static mut Velocity,
@@ -143,6 +160,38 @@ type AgentParts = (
     &'static mut Target,
     Option<&'static ChildOf>,
 );
+
+/// One agent's [`AgentParts`].
+type AgentItem<'w> = (
+    Entity,
+    Mut<'w, Transform>,
+    Mut<'w, GlobalTransform>,
+    Mut<'w, Velocity>,
+    Mut<'w, SteeringState>,
+    Mut<'w, Target>,
+    Option<&'w ChildOf>,
+);
+
+/// Writes `record` (with its `target` found) into `agent`, in `space`; an agent with a parent
+/// goes into `children`, to be placed under it.
+fn write(
+    record: &AgentRecord,
+    target: Target,
+    agent: AgentItem,
+    space: Space,
+    children: &mut Vec<(Entity, Entity)>,
+) {
+    let (entity, mut transform, mut global, mut velocity, mut state, mut goal, parent) = agent;
+    let restored = record.state(transform.scale, target, space);
+    *transform = restored.transform;
+    *velocity = restored.velocity;
+    *state = restored.state;
+    *goal = restored.target;
+    match parent {
+        None => *global = GlobalTransform::from(restored.transform),
+        Some(parent) => children.push((entity, parent.parent())),
+    }
+}
 
 /// Gives each of `children` (an agent and its parent) its [`GlobalTransform`] under its
 /// parent's, as transform propagation will.
