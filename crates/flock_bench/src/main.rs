@@ -42,6 +42,10 @@
 //! dense crowd) in every avoidance mode and what the velocity-obstacle step costs, and prints
 //! its section of the report (see the `crowds` module); `-- --only crowd-cost` runs only what
 //! the step costs (with `--agents N`, at N agents only).
+//! `-- --only lockstep` measures what lockstep costs the plugin (the checksum, agents named by
+//! id) and what snapshots cost (taking, writing, reading and restoring them; see the
+//! `lockstep` and `snapshots` modules), with `--agents N` at N agents only; `-- --only
+//! snapshots` measures the snapshots alone.
 //! `-- --only pedestrians` walks the pedestrian recipe and three variants of its avoidance
 //! through the validation scenes (RiMEA's tests, bottlenecks, a two-way corridor), writes
 //! `fundamental-diagram.svg` and `bottleneck-flow.svg`, and prints its section of the report
@@ -70,9 +74,13 @@ mod planning_queue;
 mod plugin_cases;
 mod report;
 mod rows;
+mod snapshots;
 mod soak;
 mod squads;
 mod workload;
+
+/// How many times each step of a snapshot is timed, at each crowd size.
+const SNAPSHOT_REPEATS: usize = 15;
 
 use flock_core::{SimdPath, Space};
 
@@ -153,7 +161,14 @@ fn run_section_alone(options: &Options) -> bool {
         Some("lockstep") => {
             let sizes = (options.agents).map_or(lockstep::LOCKSTEP_AGENTS.to_vec(), |n| vec![n]);
             let rows = lockstep::measure(ticks, rounds, &sizes);
+            let snapshots = snapshots::measure(SNAPSHOT_REPEATS, &sizes);
             println!("\n{}", lockstep::section(&rows, ticks, rounds));
+            println!("{}", snapshots::table(&snapshots, SNAPSHOT_REPEATS));
+        }
+        Some("snapshots") => {
+            let sizes = (options.agents).map_or(lockstep::LOCKSTEP_AGENTS.to_vec(), |n| vec![n]);
+            let rows = snapshots::measure(SNAPSHOT_REPEATS, &sizes);
+            println!("\n{}", snapshots::table(&rows, SNAPSHOT_REPEATS));
         }
         Some("clumped") => {
             let rows = clumped::measure(ticks, rounds);
@@ -282,6 +297,7 @@ fn write_report(rows: &[Row], options: &Options) {
     let crowd_report = crowds::measure(ticks, rounds);
     let pedestrian_reports = pedestrians::measure();
     let lockstep_rows = lockstep::measure(ticks, rounds, &lockstep::LOCKSTEP_AGENTS);
+    let snapshot_rows = snapshots::measure(SNAPSHOT_REPEATS, &lockstep::LOCKSTEP_AGENTS);
     let targets = targets_section(rows, &squads_rows, &clumped_rows);
     let sections = [
         report(rows, &targets, ticks, rounds),
@@ -295,7 +311,9 @@ fn write_report(rows: &[Row], options: &Options) {
             + &banded::section(&banded_row),
         crowds::section(&crowd_report, ticks, rounds),
         pedestrians::section(&pedestrian_reports),
-        lockstep::section(&lockstep_rows, ticks, rounds),
+        lockstep::section(&lockstep_rows, ticks, rounds)
+            + "\n"
+            + &snapshots::table(&snapshot_rows, SNAPSHOT_REPEATS),
     ];
     std::fs::write("BENCHMARKS.md", sections.join("\n")).expect("write BENCHMARKS.md");
     plot(rows, "benchmarks.svg");

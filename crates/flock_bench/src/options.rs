@@ -23,9 +23,9 @@ Options:
                           kernel, kernel-portable, kd-tree, kiddo, brute
     --only SECTION        one section alone, printed: avoidance, lab, detail, clumped,
                           squads, planning, planning-queue, banded, crowds, crowd-cost,
-                          pedestrians, lockstep
+                          pedestrians, lockstep, snapshots
     --agents N            one crowd size (the sweep; squads: 64, 256 or 1024 units;
-                          crowd-cost, lockstep: N agents)
+                          crowd-cost, lockstep, snapshots: N agents)
     --space 3d|2d         one space
     --threads 1|2         one thread count
     --pause-ms N          sleep N ms before each timed plugin tick, as a game's frame leaves

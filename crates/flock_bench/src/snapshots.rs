@@ -1,0 +1,159 @@
+//! What a `FlockSnapshot` costs: taking it, its bytes, reading them back and restoring them,
+//! at the lockstep section's crowd sizes, for a crowd of plain flockers and for one where every
+//! agent carries the optional parts (a target, a wander point, a kept force).
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use bevy_flock_plugin::FlockSnapshot;
+use bevy_flock_plugin::prelude::*;
+use flock_core::Space;
+
+use crate::crowd_cost::ms;
+use crate::harness::{median, plugin_app, wake_cores};
+use crate::workload::Workload;
+
+/// Ticks run before the snapshots, so that the agents carry what a running game's do.
+const SETTLE_TICKS: usize = 10;
+
+/// What the agents of a measured crowd do.
+#[derive(Clone, Copy)]
+enum Activity {
+    /// The sweep's flockers: no target, no wander, level of detail off.
+    Flocking,
+    /// Each agent seeks a point and wanders, with level of detail on (every agent far from
+    /// the focus keeps its last force).
+    Busy,
+}
+
+/// The medians at one crowd size and activity.
+pub struct SnapshotRow {
+    agents: usize,
+    activity: Activity,
+    bytes: usize,
+    take: Duration,
+    to_bytes: Duration,
+    from_bytes: Duration,
+    restore: Duration,
+}
+
+/// An app of `workload`'s agents on 2 threads, named in spawn order, doing `activity`, after
+/// [`SETTLE_TICKS`] ticks.
+fn settled_app(workload: &Workload, activity: Activity) -> App {
+    let mut app = plugin_app(Space::Volume, 2);
+    let agents = workload.spawn_agents(&mut app);
+    for (k, &agent) in agents.iter().enumerate() {
+        let mut agent = app.world_mut().entity_mut(agent);
+        agent.insert(AgentId(k as u64));
+        if let Activity::Busy = activity {
+            agent.insert(Target::Point(Vec3::new(k as f32 % 50.0, 0.0, 0.0)));
+        }
+    }
+    if let Activity::Busy = activity {
+        let flock = **app.world().resource::<DefaultFlock>();
+        let weights = FlockWeights {
+            wander: 0.5,
+            ..default()
+        };
+        app.world_mut().entity_mut(flock).insert(weights);
+        let mut config = app.world_mut().resource_mut::<FlockingConfig>();
+        config.level_of_detail = Some(LevelOfDetail {
+            near_radius: 0.0,
+            interval: 4,
+        });
+        app.world_mut().spawn(DetailFocus);
+    }
+    app.finish();
+    app.cleanup();
+    for _ in 0..SETTLE_TICKS {
+        app.update();
+    }
+    app
+}
+
+/// `repeats` of each step at each of `sizes`, for both activities.
+pub fn measure(repeats: usize, sizes: &[usize]) -> Vec<SnapshotRow> {
+    let mut rows = Vec::new();
+    for &agents in sizes {
+        let workload = Workload::new(agents, Space::Volume);
+        for activity in [Activity::Flocking, Activity::Busy] {
+            let mut app = settled_app(&workload, activity);
+            let mut times: [Vec<Duration>; 4] = Default::default();
+            let mut bytes = 0;
+            wake_cores();
+            for _ in 0..repeats {
+                let time = |times: &mut Vec<Duration>, started: Instant| {
+                    times.push(started.elapsed());
+                };
+                let started = Instant::now();
+                let snapshot = FlockSnapshot::take(app.world_mut()).expect("every agent named");
+                time(&mut times[0], started);
+                let started = Instant::now();
+                let written = snapshot.to_bytes();
+                time(&mut times[1], started);
+                let started = Instant::now();
+                let read = FlockSnapshot::from_bytes(&written).expect("its own bytes");
+                time(&mut times[2], started);
+                let started = Instant::now();
+                read.restore(app.world_mut()).expect("the same agents");
+                time(&mut times[3], started);
+                bytes = written.len();
+            }
+            let [take, to_bytes, from_bytes, restore] = times.map(median);
+            let row = SnapshotRow {
+                agents,
+                activity,
+                bytes,
+                take,
+                to_bytes,
+                from_bytes,
+                restore,
+            };
+            println!("snapshot {agents} agents: {}", row.cells());
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+impl SnapshotRow {
+    /// The row's cells after the agents.
+    fn cells(&self) -> String {
+        let activity = match self.activity {
+            Activity::Flocking => "flocking",
+            Activity::Busy => "seeking, wandering, far",
+        };
+        let per_agent = self.bytes as f64 / self.agents as f64;
+        let save = ms(self.take) + ms(self.to_bytes);
+        let load = ms(self.from_bytes) + ms(self.restore);
+        format!(
+            "{activity} | {:.2} MB ({per_agent:.1}) | {:.3} + {:.3} = {save:.3} | {:.3} + {:.3} = {load:.3}",
+            self.bytes as f64 / 1e6,
+            ms(self.take),
+            ms(self.to_bytes),
+            ms(self.from_bytes),
+            ms(self.restore),
+        )
+    }
+}
+
+/// The rows' table, with what it measured: medians of `repeats` of each step.
+pub fn table(rows: &[SnapshotRow], repeats: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Snapshots of the same apps' crowds (named in spawn order), after {SETTLE_TICKS} ticks: \
+         the flockers as above, and the same crowd with every agent seeking a point and \
+         wandering, with level of detail on and every agent far from its focus (so each carries \
+         a target, a wander point and a kept force). Taken (`FlockSnapshot::take`), written \
+         (`to_bytes`), read back (`from_bytes`) and restored into the same app (`restore`); \
+         medians of {repeats} of each, in ms; in brackets, bytes an agent.\n\n\
+         | agents | crowd | bytes | save: take + to_bytes ms | load: from_bytes + restore ms |\n\
+         |---:|---|---:|---:|---:|"
+    );
+    for row in rows {
+        let _ = writeln!(out, "| {} | {} |", row.agents, row.cells());
+    }
+    out
+}
