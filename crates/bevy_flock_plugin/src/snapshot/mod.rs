@@ -163,15 +163,6 @@ impl FlockSnapshot {
         (0..self.len).map_while(move |_| reader.record())
     }
 
-    /// The ids of the agents, ascending (none where the snapshot's bytes are not whole, as
-    /// one built through serde from damaged bytes can be: its restore fails).
-    pub fn ids(&self) -> Vec<u64> {
-        match self.check_unless_known() {
-            Ok(()) => self.records().map(|a| a.id).collect(),
-            Err(_) => Vec::new(),
-        }
-    }
-
     /// The snapshot as bytes: `FLKS`, then the snapshot in postcard's format: its version,
     /// the tick count, the number of agents and the number of bytes they take (varints), then
     /// the agents (integers as varints, floats as their four bytes, little-endian). About 45
