@@ -170,8 +170,13 @@ impl FlockSnapshot {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(MAGIC.len() + 32 + self.agents.len());
         bytes.extend_from_slice(&MAGIC);
-        postcard::to_extend(self, bytes)
-            .expect("a snapshot always serialises: a Vec grows as needed")
+        // What the derived `Serialize` writes, with the agents' bytes copied whole rather
+        // than a byte at a time through serde (a third of the time at 100,000 agents).
+        let header = (self.version, self.tick, self.len, self.agents.len());
+        let mut bytes = postcard::to_extend(&header, bytes)
+            .expect("a snapshot always serialises: a Vec grows as needed");
+        bytes.extend_from_slice(&self.agents);
+        bytes
     }
 
     /// Reads [`to_bytes`](Self::to_bytes)' output, checking every agent. Fails with
@@ -311,3 +316,39 @@ impl fmt::Display for SnapshotError {
 }
 
 impl std::error::Error for SnapshotError {}
+
+#[cfg(test)]
+mod tests {
+    use super::record::{AgentState, TargetRecord};
+    use super::*;
+
+    /// `to_bytes` writes what the derived `Serialize` writes, after `FLKS`, so a snapshot
+    /// embedded in a game's own save through serde has the same layout.
+    #[test]
+    fn the_bytes_are_the_derived_serialisation() {
+        let mut agents = Vec::new();
+        for id in [3, 200, 70_000] {
+            let state = AgentState {
+                transform: Transform::from_xyz(1.0, 2.0, id as f32),
+                velocity: crate::Velocity(Vec3::X),
+                state: crate::SteeringState::default(),
+                target: crate::Target::None,
+            };
+            let target = TargetRecord::Entity(3);
+            let record = AgentRecord::new(id, &state, target, flock_core::Space::Volume);
+            agents = postcard::to_extend(&record, agents).expect("serialises");
+        }
+        let snapshot = FlockSnapshot {
+            version: FlockSnapshot::FORMAT_VERSION,
+            tick: 12_345,
+            len: 3,
+            agents,
+            checked: true,
+        };
+        let derived = postcard::to_allocvec(&snapshot).expect("serialises");
+        let bytes = snapshot.to_bytes();
+        assert_eq!(bytes[..4], MAGIC);
+        assert_eq!(bytes[4..], derived[..]);
+        assert_eq!(FlockSnapshot::from_bytes(&bytes), Ok(snapshot));
+    }
+}
