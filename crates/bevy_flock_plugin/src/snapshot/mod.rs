@@ -332,7 +332,6 @@ mod tests {
                 transform: Transform::from_xyz(1.0, 2.0, id as f32),
                 velocity: crate::Velocity(Vec3::X),
                 state: crate::SteeringState::default(),
-                target: crate::Target::None,
             };
             let target = TargetRecord::Entity(3);
             let record = AgentRecord::new(id, &state, target, flock_core::Space::Volume);

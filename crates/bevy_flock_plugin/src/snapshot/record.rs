@@ -8,7 +8,10 @@ use flock_core::{Progress, Space};
 use serde::{Deserialize, Serialize};
 
 use crate::step::turned_to;
-use crate::{SteeringState, Target, Velocity};
+use crate::{SteeringState, Velocity};
+
+#[cfg(doc)]
+use crate::Target;
 
 /// One agent's state, keyed by its [`AgentId`](crate::AgentId).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,12 +44,12 @@ pub(super) enum TargetRecord {
     Pursue(u64),
 }
 
-/// An agent's components, as a snapshot reads and writes them.
+/// An agent's components as a snapshot reads and writes them, but for its [`Target`], whose
+/// entity the snapshot names by id.
 pub(super) struct AgentState {
     pub(super) transform: Transform,
     pub(super) velocity: Velocity,
     pub(super) state: SteeringState,
-    pub(super) target: Target,
 }
 
 impl AgentRecord {
@@ -56,8 +59,11 @@ impl AgentRecord {
             transform, state, ..
         } = agent;
         let rotation = transform.rotation;
-        let derived =
-            state.heading != Vec3::ZERO && same_rotation(rotation, turned_to(state.heading, space));
+        let derived = state.heading != Vec3::ZERO
+            && same_bits(
+                rotation.to_array(),
+                turned_to(state.heading, space).to_array(),
+            );
         let progress = state.progress;
         Self {
             id,
@@ -81,9 +87,8 @@ impl AgentRecord {
         }
     }
 
-    /// The components this record gives an agent in `space` whose scale is `scale` and whose
-    /// target is `target` (the record's, with any entity found).
-    pub(super) fn state(&self, scale: Vec3, target: Target, space: Space) -> AgentState {
+    /// The components this record gives an agent in `space` whose scale is `scale`.
+    pub(super) fn state(&self, scale: Vec3, space: Space) -> AgentState {
         let translation = Vec3::from_array(self.translation);
         let heading = Vec3::from_array(self.heading);
         let (held_direction, hold_left) = self.hold.unwrap_or(([0.0; 3], 0.0));
@@ -113,19 +118,18 @@ impl AgentRecord {
                 at_target: self.at_target,
                 progress,
             },
-            target,
         }
     }
 }
 
 /// Whether `a` and `b` are the same bits (so that a part left out comes back exactly).
 fn same(a: Vec3, b: Vec3) -> bool {
-    a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)
+    same_bits(a.to_array(), b.to_array())
 }
 
-/// Whether `a` and `b` are the same bits.
-fn same_rotation(a: Quat, b: Quat) -> bool {
-    a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)
+/// Whether `a` and `b` are the same bits, float by float.
+fn same_bits<const N: usize>(a: [f32; N], b: [f32; N]) -> bool {
+    a.map(f32::to_bits) == b.map(f32::to_bits)
 }
 
 /// Whether `progress` is, bit for bit, that of an agent whose stretch has not begun.

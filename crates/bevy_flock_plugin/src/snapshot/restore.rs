@@ -4,8 +4,7 @@
 use bevy::prelude::*;
 use flock_core::Space;
 
-use super::record::AgentRecord;
-use super::record::TargetRecord;
+use super::record::{AgentRecord, TargetRecord};
 use super::take::{ById, agents_by_id};
 use super::{FlockSnapshot, SnapshotError};
 use crate::simulation::FlockSimulation;
@@ -182,11 +181,11 @@ fn write(
     children: &mut Vec<(Entity, Entity)>,
 ) {
     let (entity, mut transform, mut global, mut velocity, mut state, mut goal, parent) = agent;
-    let restored = record.state(transform.scale, target, space);
+    let restored = record.state(transform.scale, space);
     *transform = restored.transform;
     *velocity = restored.velocity;
     *state = restored.state;
-    *goal = restored.target;
+    *goal = target;
     match parent {
         None => *global = GlobalTransform::from(restored.transform),
         Some(parent) => children.push((entity, parent.parent())),

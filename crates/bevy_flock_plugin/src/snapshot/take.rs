@@ -64,7 +64,6 @@ impl FlockSnapshot {
 
 /// What a snapshot reads of each agent.
 type AgentParts = (
-    Entity,
     Option<&'static AgentId>,
     &'static Transform,
     &'static Velocity,
@@ -78,7 +77,6 @@ fn encode(
     world: &World,
     space: Space,
     parts: (
-        Entity,
         Option<&AgentId>,
         &Transform,
         &Velocity,
@@ -87,13 +85,12 @@ fn encode(
     ),
     agents: &mut Vec<u8>,
 ) -> Result<(), SnapshotError> {
-    let (_, id, transform, velocity, state, target) = parts;
+    let (id, transform, velocity, state, target) = parts;
     let id = id.expect("every agent's id was checked").0;
     let agent = AgentState {
         transform: *transform,
         velocity: *velocity,
         state: *state,
-        target: *target,
     };
     let named = name_target(world, id, *target)?;
     let record = AgentRecord::new(id, &agent, named, space);
