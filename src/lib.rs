@@ -210,8 +210,9 @@
 //! order in which Bevy stores the agents.
 //!
 //! With the `snapshot` feature, `FlockSnapshot::take` saves what the next tick depends on (each
-//! agent's transform, velocity, steering memory and target, by id, and the kernel's tick
-//! count) and `FlockSnapshot::restore` puts it back, into the same world (a rollback) or into a
+//! agent's transform, velocity, steering memory and target, by id, the kernel's tick count,
+//! and the orders in flight: destinations, paths, formations, the terrain and the path
+//! planner's queue and searches) and `FlockSnapshot::restore` puts it back, into the same world (a rollback) or into a
 //! new one where the game has spawned the same agents (a saved game, a peer that joins): the
 //! run then continues bit for bit. `to_bytes` and `from_bytes` write and read it with postcard.
 //!

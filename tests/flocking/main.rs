@@ -23,6 +23,7 @@ mod queries;
 mod rules;
 mod schedule;
 mod snapshot;
+mod snapshot_squads;
 mod speeds;
 mod squads;
 mod support;

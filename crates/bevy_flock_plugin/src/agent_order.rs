@@ -65,3 +65,44 @@ impl AgentOrder {
         }
     }
 }
+
+/// The order of entities taken one by one where the order matters (flocks numbered, squads and
+/// units asking the path planner in turn): those with an id first, by id, then the others in
+/// the order a query visits them (a stable sort keeps it). It then hangs on the ids, not on
+/// where Bevy stores the entities, which a component given to one changes (and which differs
+/// in an app a snapshot was restored into).
+pub(crate) fn ids_first(a: Option<u64>, b: Option<u64>) -> core::cmp::Ordering {
+    match (a, b) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        (a, b) => b.is_some().cmp(&a.is_some()),
+    }
+}
+
+/// The entities a query visits (each with its id, if any) in [`ids_first`] order, or `None`
+/// where it already visits them so (the usual case), which is then checked without a copy.
+pub(crate) fn reordered_by_id<I>(visit: impl Fn() -> I) -> Option<Vec<Entity>>
+where
+    I: Iterator<Item = (Entity, Option<u64>)>,
+{
+    let mut ids = visit().map(|(_, id)| id);
+    let first = ids.next()?;
+    let mut last = first;
+    let in_order = ids.all(|id| {
+        let after = ids_first(last, id).is_le();
+        last = id;
+        after
+    });
+    if in_order {
+        return None;
+    }
+    let mut all: Vec<(Entity, Option<u64>)> = visit().collect();
+    all.sort_by(|a, b| ids_first(a.1, b.1));
+    Some(all.into_iter().map(|(entity, _)| entity).collect())
+}
+
+/// Sorts `items` (each with its id, by `id`) in [`ids_first`] order: a sum over them then
+/// runs in the same order in any app with the same ids (an already sorted slice costs one
+/// pass).
+pub(crate) fn sort_ids_first<T>(items: &mut [T], id: impl Fn(&T) -> Option<u64>) {
+    items.sort_by(|a, b| ids_first(id(a), id(b)));
+}

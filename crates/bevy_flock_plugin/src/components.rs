@@ -29,6 +29,11 @@ pub struct Agent;
 /// query may visit first on one peer and last on another). Without ids, agents go in the order a
 /// query visits them. An id that two agents share, or agents with and without ids mixed, is
 /// reported once (in the log), and the agents then go in that order too.
+///
+/// A [`Flock`] may carry one too (a squad must, for a snapshot to name it), and so may any
+/// entity an agent targets. Where order matters beyond the kernel (flocks numbered, squads and
+/// units asking the path planner in turn, sums over combatants and squad mates), those with ids
+/// go first, by id, then the rest in the order a query visits them.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[reflect(Component, Debug, Clone, PartialEq, Hash)]
 pub struct AgentId(pub u64);

@@ -26,6 +26,7 @@ use bevy::prelude::*;
 pub struct Destination(pub Vec3);
 
 /// The path the plugin planned toward an agent's [`Destination`]. Written by the plugin.
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
 #[reflect(Component, Default, Debug, Clone, PartialEq)]
 pub struct PlannedPath {
@@ -40,6 +41,7 @@ pub struct PlannedPath {
 }
 
 /// Where planning an agent's path stands.
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Reflect, Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[reflect(Default, Debug, Clone, PartialEq)]
 pub enum PathStatus {

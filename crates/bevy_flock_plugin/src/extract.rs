@@ -8,7 +8,7 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use flock_core::{AgentInput, Correction, NewAgent, ParamsId, Space, Value};
 
-use crate::agent_order::AgentOrder;
+use crate::agent_order::{AgentOrder, ids_first};
 use crate::diagnostics::Reporter;
 use crate::executor::TaskPoolExecutor;
 use crate::simulation::{FlockEntry, FlockSimulation};
@@ -17,9 +17,10 @@ use crate::{
     FlockingConfig, InFlock, Perception, SteeringLimits, SteeringState, Target, Velocity,
 };
 
-/// A flock's tuning components.
+/// A flock's tuning components, and its id if it has one.
 type FlockData = (
     Entity,
+    Option<&'static AgentId>,
     &'static FlockWeights,
     &'static SteeringLimits,
     &'static Perception,
@@ -28,6 +29,8 @@ type FlockData = (
 
 /// Starts the tick's copy: the crowd cleared and set up from the [`FlockingConfig`], and every
 /// flock's tuning sanitised (reported once) and added as a parameter set, once per flock.
+/// Flocks are numbered in [`ids_first`] order: a flock's number (which the checksum covers)
+/// then hangs on its [`AgentId`], not on the order Bevy stores the flocks in.
 pub(crate) fn extract_flocks(
     mut sim: ResMut<FlockSimulation>,
     config: Res<FlockingConfig>,
@@ -47,7 +50,11 @@ pub(crate) fn extract_flocks(
         config.level_of_detail.filter(|_| focus.is_some()),
         focus.unwrap_or_default(),
     );
-    for (number, (entity, weights, limits, perception, boundary)) in flocks.iter().enumerate() {
+    let mut in_order: Vec<_> = flocks.iter().collect();
+    in_order.sort_by(|a, b| ids_first(a.1.map(|id| id.0), b.1.map(|id| id.0)));
+    for (number, (entity, _, weights, limits, perception, boundary)) in
+        in_order.into_iter().enumerate()
+    {
         let tuning = FlockTuning {
             weights: *weights,
             limits: *limits,

@@ -266,3 +266,12 @@ pub(crate) struct FlockEntry {
     pub(crate) params: ParamsId,
     pub(crate) tuning: FlockTuning,
 }
+
+/// The tick a system that last ran at `last_run`, running at `this_run`, has seen changes up
+/// to: its last run, or a snapshot's restore since (`restored_at`), whose writes count as seen.
+pub(crate) fn seen_since(restored_at: Option<Tick>, last_run: Tick, this_run: Tick) -> Tick {
+    match restored_at {
+        Some(restored) if restored.is_newer_than(last_run, this_run) => restored,
+        _ => last_run,
+    }
+}

@@ -13,7 +13,7 @@ use flock_core::{ChunkExecutor, Serial, Space, for_each_part};
 
 use crate::backend::source::ObstacleBackend;
 use crate::executor::TaskPoolExecutor;
-use crate::simulation::FlockSimulation;
+use crate::simulation::{FlockSimulation, seen_since};
 use crate::{Agent, AgentStuck, FlockingConfig, SteeringState, Target, TargetReached, Velocity};
 
 /// Ends the neighbour lookup: the obstacles gathered this tick and
@@ -243,10 +243,7 @@ impl<'w> Rows<'w> {
         let (velocities, _) = ContiguousMut::split(table.velocity);
         let (states, _) = ContiguousMut::split(table.state);
         let (last_run, this_run) = (table.target.last_run_tick(), table.target.this_run_tick());
-        let seen = match restored_at {
-            Some(restored) if restored.is_newer_than(last_run, this_run) => restored,
-            _ => last_run,
-        };
+        let seen = seen_since(restored_at, last_run, this_run);
         let runs = (seen, this_run);
         let runs_of_rows = table
             .entity

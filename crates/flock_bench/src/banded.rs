@@ -17,14 +17,14 @@ use crate::planning::{PrepareClock, ms, time_prepare};
 use crate::workload::unit_generator;
 
 /// The map's side in tiles.
-const SIDE: u32 = 1_024;
+pub(crate) const SIDE: u32 = 1_024;
 /// Rows between walls.
 const BAND: u32 = 64;
 /// Gaps in each wall, and their width in tiles.
 const GAPS: u32 = 4;
 const GAP_WIDTH: u32 = 2;
 /// Units, each sent to its own point.
-const UNITS: usize = 5_000;
+pub(crate) const UNITS: usize = 5_000;
 /// Game time the planner is given.
 const SECONDS: f32 = 60.0;
 /// Paths searched one after another with no budget, to time a search.
@@ -55,7 +55,7 @@ pub struct BandedRow {
 
 /// The banded map: a wall across every [`BAND`]th row, with [`GAPS`] gaps at seeded places,
 /// one in each quarter of the row.
-fn banded() -> Terrain {
+pub(crate) fn banded() -> Terrain {
     let mut terrain = Terrain::new(Vec2::ZERO, 1.0, UVec2::splat(SIDE));
     let mut unit = unit_generator(64);
     let quarter = SIDE / GAPS;
@@ -72,7 +72,7 @@ fn banded() -> Terrain {
 }
 
 /// A random walkable tile's centre.
-fn open_point(terrain: &Terrain, unit: &mut impl FnMut() -> f32) -> Vec3 {
+pub(crate) fn open_point(terrain: &Terrain, unit: &mut impl FnMut() -> f32) -> Vec3 {
     loop {
         let tile = (Vec2::new(unit(), unit()) * SIDE as f32).as_uvec2();
         if terrain.is_walkable(tile) {

@@ -1,18 +1,20 @@
 //! What a `FlockSnapshot` costs: taking it, its bytes, reading them back and restoring them,
 //! at the lockstep section's crowd sizes, for a crowd of plain flockers and for one where every
-//! agent carries the optional parts (a target, a wander point, a kept force).
+//! agent carries the optional parts (a target, a wander point, a kept force); and for the
+//! banded map's units sent each to its own point, with their paths being planned.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
-use bevy_flock_plugin::FlockSnapshot;
 use bevy_flock_plugin::prelude::*;
+use bevy_flock_plugin::{FlockSnapshot, PathPlanner};
 use flock_core::Space;
 
+use crate::banded::{SIDE, UNITS, banded, open_point};
 use crate::crowd_cost::ms;
 use crate::harness::{median, plugin_app, wake_cores};
-use crate::workload::Workload;
+use crate::workload::{Workload, unit_generator};
 
 /// Ticks run before the snapshots, so that the agents carry what a running game's do.
 const SETTLE_TICKS: usize = 10;
@@ -25,6 +27,10 @@ enum Activity {
     /// Each agent seeks a point and wanders, with level of detail on (every agent far from
     /// the focus keeps its last force).
     Busy,
+    /// The banded map's units, each sent to its own point across it, with the planner part
+    /// way through their paths: planned paths, requests waiting, a search half done, clusters
+    /// worked out.
+    Sent,
 }
 
 /// The medians at one crowd size and activity.
@@ -36,6 +42,32 @@ pub struct SnapshotRow {
     to_bytes: Duration,
     from_bytes: Duration,
     restore: Duration,
+}
+
+/// The banded map's [`UNITS`] units on 2 threads, named in spawn order, each sent to its own
+/// point, after [`SETTLE_TICKS`] ticks.
+fn sent_app() -> App {
+    let mut app = plugin_app(Space::Planar, 2);
+    app.add_plugins((SquadsPlugin, TerrainPlugin));
+    let terrain = banded();
+    let mut unit = unit_generator(48);
+    for k in 0..UNITS {
+        let (from, to) = (
+            open_point(&terrain, &mut unit),
+            open_point(&terrain, &mut unit),
+        );
+        let unit = (Agent, AgentId(k as u64), Transform::from_translation(from));
+        app.world_mut().spawn((unit, Destination(to)));
+    }
+    app.insert_resource(terrain);
+    app.finish();
+    app.cleanup();
+    for _ in 0..SETTLE_TICKS {
+        app.update();
+    }
+    let waiting = app.world().resource::<PathPlanner>().waiting();
+    assert!(waiting > 0, "every path planned: nothing in flight to save");
+    app
 }
 
 /// An app of `workload`'s agents on 2 threads, named in spawn order, doing `activity`, after
@@ -72,47 +104,49 @@ fn settled_app(workload: &Workload, activity: Activity) -> App {
     app
 }
 
-/// `repeats` of each step at each of `sizes`, for both activities.
+/// `repeats` of each step at each of `sizes`, for the flockers and the busy crowd, then for the
+/// banded map's units.
 pub fn measure(repeats: usize, sizes: &[usize]) -> Vec<SnapshotRow> {
     let mut rows = Vec::new();
-    for &agents in sizes {
-        let workload = Workload::new(agents, Space::Volume);
-        for activity in [Activity::Flocking, Activity::Busy] {
-            let mut app = settled_app(&workload, activity);
-            let mut times: [Vec<Duration>; 4] = Default::default();
-            let mut bytes = 0;
-            wake_cores();
-            for _ in 0..repeats {
-                let time = |times: &mut Vec<Duration>, started: Instant| {
-                    times.push(started.elapsed());
-                };
-                let started = Instant::now();
-                let snapshot = FlockSnapshot::take(app.world_mut()).expect("every agent named");
-                time(&mut times[0], started);
-                let started = Instant::now();
-                let written = snapshot.to_bytes();
-                time(&mut times[1], started);
-                let started = Instant::now();
-                let read = FlockSnapshot::from_bytes(&written).expect("its own bytes");
-                time(&mut times[2], started);
-                let started = Instant::now();
-                read.restore(app.world_mut()).expect("the same agents");
-                time(&mut times[3], started);
-                bytes = written.len();
-            }
-            let [take, to_bytes, from_bytes, restore] = times.map(median);
-            let row = SnapshotRow {
-                agents,
-                activity,
-                bytes,
-                take,
-                to_bytes,
-                from_bytes,
-                restore,
+    let crowds = (sizes.iter()).flat_map(|&n| [(n, Activity::Flocking), (n, Activity::Busy)]);
+    for (agents, activity) in crowds.chain([(UNITS, Activity::Sent)]) {
+        let mut app = match activity {
+            Activity::Sent => sent_app(),
+            _ => settled_app(&Workload::new(agents, Space::Volume), activity),
+        };
+        let mut times: [Vec<Duration>; 4] = Default::default();
+        let mut bytes = 0;
+        wake_cores();
+        for _ in 0..repeats {
+            let time = |times: &mut Vec<Duration>, started: Instant| {
+                times.push(started.elapsed());
             };
-            println!("snapshot {agents} agents: {}", row.cells());
-            rows.push(row);
+            let started = Instant::now();
+            let snapshot = FlockSnapshot::take(app.world_mut()).expect("every agent named");
+            time(&mut times[0], started);
+            let started = Instant::now();
+            let written = snapshot.to_bytes();
+            time(&mut times[1], started);
+            let started = Instant::now();
+            let read = FlockSnapshot::from_bytes(&written).expect("its own bytes");
+            time(&mut times[2], started);
+            let started = Instant::now();
+            read.restore(app.world_mut()).expect("the same agents");
+            time(&mut times[3], started);
+            bytes = written.len();
         }
+        let [take, to_bytes, from_bytes, restore] = times.map(median);
+        let row = SnapshotRow {
+            agents,
+            activity,
+            bytes,
+            take,
+            to_bytes,
+            from_bytes,
+            restore,
+        };
+        println!("snapshot {agents} agents: {}", row.cells());
+        rows.push(row);
     }
     rows
 }
@@ -123,6 +157,7 @@ impl SnapshotRow {
         let activity = match self.activity {
             Activity::Flocking => "flocking",
             Activity::Busy => "seeking, wandering, far",
+            Activity::Sent => "sent across the banded map, paths being planned",
         };
         let per_agent = self.bytes as f64 / self.agents as f64;
         let save = ms(self.take) + ms(self.to_bytes);
@@ -146,7 +181,11 @@ pub fn table(rows: &[SnapshotRow], repeats: usize) -> String {
         "Snapshots of the same apps' crowds (named in spawn order), after {SETTLE_TICKS} ticks: \
          the flockers as above, and the same crowd with every agent seeking a point and \
          wandering, with level of detail on and every agent far from its focus (so each carries \
-         a target, a wander point and a kept force). Taken (`FlockSnapshot::take`), written \
+         a target, a wander point and a kept force); and the banded map's {UNITS} units (above, \
+         {SIDE} x {SIDE} tiles, planned hierarchically), each sent to its own point, after \
+         {SETTLE_TICKS} ticks at the planner's default budget (the snapshot holds their paths, \
+         the requests waiting, the search being run and the clusters worked out, and the \
+         terrain). Taken (`FlockSnapshot::take`), written \
          (`to_bytes`), read back (`from_bytes`) and restored into the same app (`restore`); \
          medians of {repeats} of each, in ms; in brackets, bytes an agent.\n\n\
          | agents | crowd | bytes | save: take + to_bytes ms | load: from_bytes + restore ms |\n\

@@ -44,6 +44,14 @@ impl<'a> Reader<'a> {
         self.varint(10, 0x01)
     }
 
+    /// A byte string: its length (a varint), then that many bytes.
+    pub(super) fn bytes(&mut self) -> Option<&'a [u8]> {
+        let len = usize::try_from(self.u64()?).ok()?;
+        let (bytes, rest) = self.bytes.split_at_checked(len)?;
+        self.bytes = rest;
+        Some(bytes)
+    }
+
     /// An enum's variant index (a `u32`).
     fn variant(&mut self) -> Option<u64> {
         self.varint(5, 0x0F)

@@ -4,15 +4,20 @@
 //! postcard.
 
 mod codec;
+mod error;
+mod ground;
 mod record;
 mod restore;
+mod routes;
 mod take;
+mod units;
 
 use core::fmt;
 
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub use error::SnapshotError;
 use record::AgentRecord;
 
 #[cfg(doc)]
@@ -39,15 +44,30 @@ use crate::{
 ///   no target, which is what the plugin already seeks toward it;
 ///
 /// and the kernel's count of ticks, which picks the noise and wander draws and the agents that
-/// level of detail updates.
+/// level of detail updates. With [`SquadsPlugin`](crate::SquadsPlugin) and (the `pathfinding`
+/// feature) [`TerrainPlugin`](crate::TerrainPlugin), it also holds the orders in flight:
+///
+/// - each agent's and each squad's [`Destination`] and [`PlannedPath`](crate::PlannedPath),
+///   and each squad's [`Formation`](crate::Formation) (members named by id);
+/// - the squad systems' progress: the squads waiting for their path, and the terrain as they
+///   last saw it (so that a wall raised since is still news to them);
+/// - the [`Terrain`](crate::Terrain) (its tiles, its regions if worked out, and the log of its
+///   recent changes, which planned paths are checked against), replacing the world's;
+/// - the [`PathPlanner`](crate::PathPlanner): its budget, the requests waiting in their order,
+///   the search being run as far as it got (A* or hierarchical), the answers not yet taken,
+///   the paths kept for reuse, the clusters and regions worked out (or half worked out), on
+///   which the budget of the ticks to come depends.
+///
+/// A squad (a [`Flock`](crate::Flock) with a [`Destination`] or a
+/// [`Formation`](crate::Formation)) is named by an [`AgentId`] like an agent.
 ///
 /// The rest is the game's, as it set it up, to spawn again (or save) before restoring: which
-/// agents exist and their ids, flocks and their tuning, per-agent overrides,
-/// [`SpeedFactor`](crate::SpeedFactor)s, leaders, obstacles, predators, flow fields,
-/// [`FlockingConfig`] (its seed included) and the schedule's clock. Agents sent to a
-/// [`Destination`] are not covered yet (their planned paths and the planner's half-done
-/// searches): taking a snapshot of a world that has one fails with
-/// [`SnapshotError::Unsupported`] rather than give one that would part from the original.
+/// agents and squads exist and their ids, flocks (which agent is in which) and their tuning,
+/// per-agent overrides, [`SpeedFactor`](crate::SpeedFactor)s, [`Combatant`](crate::Combatant)s,
+/// leaders, obstacles, predators, flow fields, [`FlockingConfig`] (its seed included) and the
+/// schedule's clock. Take the snapshot right after a tick, before the game's next orders: a
+/// change the game made since the last tick and the plugin has not yet seen (a destination set
+/// again to the same point) is restored as seen.
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -76,6 +96,9 @@ pub struct FlockSnapshot {
     /// memory, and fresh memory costs its first touch (at 100,000 agents, a snapshot as values
     /// spent about as long on page faults as on the agents).
     agents: Vec<u8>,
+    /// The orders ([`routes::Routes`]: destinations, paths, formations, the terrain and its
+    /// planner) in postcard's format.
+    routes: Vec<u8>,
     /// Whether the agents' bytes are known whole ([`check`](Self::check)ed, or written by
     /// [`take`](Self::take)); one built through serde is checked when restored.
     #[serde(skip)]
@@ -87,6 +110,7 @@ impl PartialEq for FlockSnapshot {
     fn eq(&self, other: &Self) -> bool {
         (self.version, self.tick, self.len) == (other.version, other.tick, other.len)
             && self.agents == other.agents
+            && self.routes == other.routes
     }
 }
 
@@ -99,6 +123,7 @@ impl fmt::Debug for FlockSnapshot {
             .field("tick", &self.tick)
             .field("agents", &self.len)
             .field("bytes", &self.agents.len())
+            .field("order_bytes", &self.routes.len())
             .finish()
     }
 }
@@ -109,7 +134,7 @@ const MAGIC: [u8; 4] = *b"FLKS";
 impl FlockSnapshot {
     /// The version of the layout this build writes and reads; a snapshot of another is
     /// refused with [`SnapshotError::Version`].
-    pub const FORMAT_VERSION: u16 = 1;
+    pub const FORMAT_VERSION: u16 = 2;
 
     /// The kernel's count of ticks when the snapshot was taken.
     pub fn tick(&self) -> u64 {
@@ -141,11 +166,19 @@ impl FlockSnapshot {
             last = Some(agent.id);
         }
         match reader.rest().len() {
-            0 => Ok(()),
-            extra => Err(SnapshotError::Malformed(format!(
-                "{extra} bytes follow the agents"
-            ))),
+            0 => {}
+            extra => {
+                return Err(SnapshotError::Malformed(format!(
+                    "{extra} bytes follow the agents"
+                )));
+            }
         }
+        self.routes().map(|_| ())
+    }
+
+    /// The orders, read from their bytes.
+    fn routes(&self) -> Result<routes::Routes, SnapshotError> {
+        routes::Routes::read(&self.routes)
     }
 
     /// [`check`](Self::check), where not already known to pass.
@@ -165,10 +198,12 @@ impl FlockSnapshot {
 
     /// The snapshot as bytes: `FLKS`, then the snapshot in postcard's format: its version,
     /// the tick count, the number of agents and the number of bytes they take (varints), then
-    /// the agents (integers as varints, floats as their four bytes, little-endian). About 45
-    /// to 100 bytes an agent (BENCHMARKS.md says what each holds).
+    /// the agents (integers as varints, floats as their four bytes, little-endian), then the
+    /// number of bytes the orders take and the orders. About 45 to 100 bytes an agent
+    /// (BENCHMARKS.md says what each holds).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(MAGIC.len() + 32 + self.agents.len());
+        let size = MAGIC.len() + 40 + self.agents.len() + self.routes.len();
+        let mut bytes = Vec::with_capacity(size);
         bytes.extend_from_slice(&MAGIC);
         // What the derived `Serialize` writes, with the agents' bytes copied whole rather
         // than a byte at a time through serde (a third of the time at 100,000 agents).
@@ -176,6 +211,9 @@ impl FlockSnapshot {
         let mut bytes = postcard::to_extend(&header, bytes)
             .expect("a snapshot always serialises: a Vec grows as needed");
         bytes.extend_from_slice(&self.agents);
+        let mut bytes =
+            postcard::to_extend(&self.routes.len(), bytes).expect("a length always serialises");
+        bytes.extend_from_slice(&self.routes);
         bytes
     }
 
@@ -196,12 +234,16 @@ impl FlockSnapshot {
         Self::check_version(version)?;
         let tick = varint("tick")?;
         let len = varint("agent count")?;
-        let size = varint("size of the agents")?;
-        let agents = reader.rest();
-        if agents.len() as u64 != size {
+        let agents = reader
+            .bytes()
+            .ok_or_else(|| malformed("its agents are cut short".into()))?;
+        let routes = reader
+            .bytes()
+            .ok_or_else(|| malformed("its orders are cut short".into()))?;
+        if !reader.rest().is_empty() {
             return Err(malformed(format!(
-                "its agents take {} bytes, not the {size} it says",
-                agents.len()
+                "{} bytes follow its orders",
+                reader.rest().len()
             )));
         }
         let mut snapshot = Self {
@@ -209,6 +251,7 @@ impl FlockSnapshot {
             tick,
             len,
             agents: agents.to_vec(),
+            routes: routes.to_vec(),
             checked: false,
         };
         snapshot.check()?;
@@ -228,94 +271,6 @@ impl FlockSnapshot {
         }
     }
 }
-
-/// Why a snapshot could not be taken, read or restored. A restore that fails changes nothing.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SnapshotError {
-    /// The world has no flocking plugin (no [`FlockSimulation`]).
-    NoPlugin,
-    /// An agent has no [`AgentId`]: agents are matched by id, so every one needs its own.
-    UnnamedAgent {
-        /// The agent.
-        entity: Entity,
-    },
-    /// Two agents of the world share an [`AgentId`].
-    SharedId {
-        /// The id.
-        id: u64,
-    },
-    /// An agent's [`Target`] is an entity without an [`AgentId`], which a snapshot cannot name.
-    UnnamedTarget {
-        /// The agent's id.
-        agent: u64,
-    },
-    /// The world holds state that snapshots do not cover yet.
-    Unsupported {
-        /// What.
-        what: &'static str,
-    },
-    /// The snapshot was written in another layout.
-    Version {
-        /// Its version.
-        found: u16,
-        /// The one this build reads ([`FlockSnapshot::FORMAT_VERSION`]).
-        supported: u16,
-    },
-    /// The bytes are not a whole snapshot.
-    Malformed(String),
-    /// The snapshot names an agent that the world lacks.
-    AgentMissing {
-        /// The agent's id.
-        id: u64,
-    },
-    /// The world has an agent that the snapshot lacks.
-    AgentNotInSnapshot {
-        /// The agent's id.
-        id: u64,
-    },
-    /// An agent of the snapshot targets an entity (by id) that the world lacks.
-    TargetMissing {
-        /// The agent's id.
-        agent: u64,
-        /// The id of the entity it targets.
-        target: u64,
-    },
-}
-
-impl fmt::Display for SnapshotError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NoPlugin => write!(f, "the world has no FlockSimulation: add FlockingPlugins"),
-            Self::UnnamedAgent { entity } => write!(
-                f,
-                "agent {entity} has no AgentId: snapshots match agents by their ids"
-            ),
-            Self::SharedId { id } => write!(f, "two agents share AgentId({id})"),
-            Self::UnnamedTarget { agent } => write!(
-                f,
-                "agent {agent} targets an entity without an AgentId, which a snapshot cannot name"
-            ),
-            Self::Unsupported { what } => write!(f, "snapshots do not cover {what} yet"),
-            Self::Version { found, supported } => write!(
-                f,
-                "the snapshot has format version {found}; this build reads version {supported}"
-            ),
-            Self::Malformed(why) => write!(f, "not a flock snapshot: {why}"),
-            Self::AgentMissing { id } => {
-                write!(f, "the snapshot names agent {id}, which the world lacks")
-            }
-            Self::AgentNotInSnapshot { id } => {
-                write!(f, "the world has agent {id}, which the snapshot lacks")
-            }
-            Self::TargetMissing { agent, target } => write!(
-                f,
-                "agent {agent} targets entity {target}, which the world lacks"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for SnapshotError {}
 
 #[cfg(test)]
 mod tests {
@@ -342,6 +297,7 @@ mod tests {
             tick: 12_345,
             len: 3,
             agents,
+            routes: postcard::to_allocvec(&routes::Routes::default()).expect("serialises"),
             checked: true,
         };
         let derived = postcard::to_allocvec(&snapshot).expect("serialises");

@@ -6,6 +6,7 @@ use flock_core::Space;
 
 use super::record::{AgentRecord, TargetRecord};
 use super::take::{ById, agents_by_id};
+use super::units::Units;
 use super::{FlockSnapshot, SnapshotError};
 use crate::simulation::FlockSimulation;
 use crate::{Agent, AgentId, FlockingSetup, SteeringState, Target, Velocity};
@@ -16,13 +17,22 @@ impl FlockSnapshot {
     /// the snapshotted world's next tick did. Restore between ticks, as [`take`](Self::take)
     /// is taken.
     ///
-    /// The world must hold exactly the snapshot's agents, each with its id, and every entity
-    /// they target: otherwise it fails with [`SnapshotError::AgentMissing`],
+    /// Orders are restored too: every agent and squad gets the snapshot's
+    /// [`Destination`](crate::Destination), path and formation, or loses its own where the
+    /// snapshot has none; the snapshot's terrain and path planner replace the world's (a
+    /// snapshot without them leaves the world's as they are, and one without a terrain but
+    /// with a planner removes the world's terrain).
+    ///
+    /// The world must hold exactly the snapshot's agents, each with its id, the squads and
+    /// every entity they target or name, and the plugins that run the orders: otherwise it
+    /// fails with [`SnapshotError::AgentMissing`],
     /// [`AgentNotInSnapshot`](SnapshotError::AgentNotInSnapshot),
-    /// [`TargetMissing`](SnapshotError::TargetMissing) (or another error) and changes
-    /// nothing. A change the game makes to a [`Target`] after the restore (an order replayed
-    /// in a rollback) counts as new, as it would have in the original; the restored targets do
-    /// not.
+    /// [`TargetMissing`](SnapshotError::TargetMissing),
+    /// [`UnitMissing`](SnapshotError::UnitMissing),
+    /// [`PluginMissing`](SnapshotError::PluginMissing) (or another error) and changes nothing.
+    /// A change the game makes to a [`Target`] or a [`Destination`](crate::Destination) after
+    /// the restore (an order replayed in a rollback) counts as new, as it would have in the
+    /// original; the restored ones do not.
     pub fn restore(&self, world: &mut World) -> Result<(), SnapshotError> {
         self.check_unless_known()?;
         let space = world
@@ -41,8 +51,12 @@ impl FlockSnapshot {
                 wanted.push((record.id, record.target));
             }
         }
-        let (entities, stored_in_order) = pair_with(world, &ids)?;
+        let entities = pair_with(world, &ids)?;
         let mut targets = find_targets(world, &ids, &entities, &wanted)?.into_iter();
+        let agents: Vec<(u64, Entity)> =
+            ids.iter().copied().zip(entities.iter().copied()).collect();
+        let units = Units::of(world, &agents)?;
+        let orders = self.routes()?.prepare(world, &units)?;
         let mut target_of = |record: &AgentRecord| match record.target {
             TargetRecord::None => Target::None,
             TargetRecord::Point(point) => Target::Point(Vec3::from_array(point)),
@@ -52,7 +66,10 @@ impl FlockSnapshot {
         };
         let mut query = world.query_filtered::<AgentParts, With<Agent>>();
         let mut children = Vec::new();
-        if stored_in_order {
+        // Whether this query visits the agents in id order (another query may visit their
+        // tables in another order).
+        let in_order = (query.iter_mut(world).map(|agent| agent.0)).eq(entities.iter().copied());
+        if in_order {
             // Agents spawned in id order, say: written as stored.
             for (record, agent) in self.records().zip(query.iter_mut(world)) {
                 let target = target_of(&record);
@@ -66,6 +83,7 @@ impl FlockSnapshot {
             }
         }
         place_children(world, &children);
+        orders.write(world, &units);
         let restored_at = world.change_tick();
         let mut sim = world.resource_mut::<FlockSimulation>();
         sim.crowd_mut().set_tick(self.tick);
@@ -76,13 +94,10 @@ impl FlockSnapshot {
     }
 }
 
-/// The world's agent of each of `ids` (a snapshot's, ascending), in that order, and whether
-/// a query visits them in it; fails unless the two hold the same ids, each once.
-fn pair_with(world: &mut World, ids: &[u64]) -> Result<(Vec<Entity>, bool), SnapshotError> {
-    let ById {
-        agents,
-        stored_in_order,
-    } = agents_by_id(world)?;
+/// The world's agent of each of `ids` (a snapshot's, ascending), in that order; fails unless
+/// the two hold the same ids, each once.
+fn pair_with(world: &mut World, ids: &[u64]) -> Result<Vec<Entity>, SnapshotError> {
+    let ById { agents } = agents_by_id(world)?;
     // Both in ascending order: where they first differ, the lower id is the one missing
     // from the other.
     let ours = ids
@@ -101,7 +116,7 @@ fn pair_with(world: &mut World, ids: &[u64]) -> Result<(Vec<Entity>, bool), Snap
     match parting {
         None => {
             let entities = agents.into_iter().map(|(_, entity)| entity).collect();
-            Ok((entities, stored_in_order))
+            Ok(entities)
         }
         Some((Some(ours), Some(theirs))) if ours < theirs => {
             Err(SnapshotError::AgentMissing { id: ours })

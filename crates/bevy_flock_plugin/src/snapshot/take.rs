@@ -5,9 +5,11 @@ use bevy::prelude::*;
 use flock_core::Space;
 
 use super::record::{AgentRecord, AgentState, TargetRecord};
+use super::routes::Routes;
+use super::units::Units;
 use super::{FlockSnapshot, SnapshotError};
 use crate::simulation::FlockSimulation;
-use crate::{Agent, AgentId, Destination, FlockingSetup, SteeringState, Target, Velocity};
+use crate::{Agent, AgentId, FlockingSetup, SteeringState, Target, Velocity};
 
 /// Bytes reserved for each agent: about what an agent with most optional parts takes (a
 /// crowd that outgrew a smaller guess was copied as it grew); what is left unused is given
@@ -20,8 +22,8 @@ impl FlockSnapshot {
     /// the agents' components hold what the last tick left.
     ///
     /// Fails, taking nothing, where an agent has no [`AgentId`] or shares one, where an agent
-    /// targets an entity without one, or where the world holds a [`Destination`] (see
-    /// [`SnapshotError::Unsupported`]). At 100,000 agents it takes 10 to 15 ms (BENCHMARKS.md).
+    /// targets an entity without one, or where a squad with orders has none. At 100,000
+    /// agents it takes 10 to 15 ms (BENCHMARKS.md).
     pub fn take(world: &mut World) -> Result<Self, SnapshotError> {
         let space = world
             .get_resource::<FlockingSetup>()
@@ -32,18 +34,19 @@ impl FlockSnapshot {
             .ok_or(SnapshotError::NoPlugin)?
             .crowd()
             .tick();
-        let mut destinations = world.query_filtered::<(), With<Destination>>();
-        if destinations.iter(world).next().is_some() {
-            return Err(SnapshotError::Unsupported {
-                what: "destinations and the paths planned to them",
-            });
-        }
         let order = agents_by_id(world)?;
+        let units = Units::of(world, &order.agents)?;
+        let routes = Routes::take(world, &units);
+        let routes = postcard::to_allocvec(&routes).expect("orders always serialise");
         let mut query = world.query_filtered::<AgentParts, With<Agent>>();
         let world: &World = world;
         let mut agents = Vec::with_capacity(order.agents.len() * RESERVED_A_RECORD);
         let mut write = |parts| encode(world, space, parts, &mut agents);
-        if order.stored_in_order {
+        // Whether this query visits the agents in id order (another query may visit their
+        // tables in another order).
+        let in_order = (query.iter(world).map(|parts| parts.0.map(|id| id.0)))
+            .eq(order.agents.iter().map(|&(id, _)| Some(id)));
+        if in_order {
             // Agents spawned in id order, say: read as stored.
             query.iter(world).try_for_each(&mut write)?;
         } else {
@@ -57,6 +60,7 @@ impl FlockSnapshot {
             tick,
             len: order.agents.len() as u64,
             agents,
+            routes,
             checked: true,
         })
     }
@@ -103,8 +107,6 @@ fn encode(
 pub(super) struct ById {
     /// Each agent's id and entity, by id, ascending.
     pub(super) agents: Vec<(u64, Entity)>,
-    /// Whether a query visits the agents in that order.
-    pub(super) stored_in_order: bool,
 }
 
 /// `world`'s agents by id; fails where one has no id or two share one.
@@ -115,17 +117,13 @@ pub(super) fn agents_by_id(world: &mut World) -> Result<ById, SnapshotError> {
         let id = id.ok_or(SnapshotError::UnnamedAgent { entity })?;
         agents.push((id.0, entity));
     }
-    let stored_in_order = agents.is_sorted_by_key(|&(id, _)| id);
-    if !stored_in_order {
+    if !agents.is_sorted_by_key(|&(id, _)| id) {
         agents.sort_unstable_by_key(|&(id, _)| id);
     }
     if let Some(shared) = agents.windows(2).find(|w| w[0].0 == w[1].0) {
         return Err(SnapshotError::SharedId { id: shared[0].0 });
     }
-    Ok(ById {
-        agents,
-        stored_in_order,
-    })
+    Ok(ById { agents })
 }
 
 /// Agent `agent`'s target, with an entity named by its [`AgentId`]; one that no longer exists

@@ -6,8 +6,9 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 
 use super::ground::Ground;
+use crate::agent_order::sort_ids_first;
 use crate::diagnostics::Reporter;
-use crate::{Flock, FlockSimulation, InFlock, Perception};
+use crate::{AgentId, Flock, FlockSimulation, InFlock, Perception};
 
 /// A unit of a side in an RTS fight: units of other teams are its enemies, and it keeps
 /// a standoff distance from each (weighted by [`FlockWeights::standoff`](crate::FlockWeights::standoff)):
@@ -69,11 +70,15 @@ const STANDOFF_BAND: f32 = 0.03;
 /// [`FlockWeights::standoff`](crate::FlockWeights::standoff)).
 pub(super) fn keep_standoff(
     mut sim: ResMut<FlockSimulation>,
-    units: Query<(Entity, &Combatant, &GlobalTransform)>,
+    units: Query<(Entity, &Combatant, &GlobalTransform, Option<&AgentId>)>,
     mut reporter: Reporter,
 ) {
+    // Sums over enemies run in the order of their ids, whatever the order Bevy stores them in.
+    let mut units: Vec<_> = units.iter().collect();
+    sort_ids_first(&mut units, |unit| unit.3.map(|id| id.0));
     let combatants: Vec<(Entity, Combatant, Vec3)> = units
         .iter()
+        .copied()
         .filter(|(entity, combatant, ..)| {
             combatant.is_valid() || {
                 reporter.warn_once(
@@ -104,7 +109,7 @@ pub(super) fn keep_standoff(
         widest + speed * speed / (2.0 * limits.max_force.max(f32::EPSILON))
     };
     let mut reaches = Vec::new();
-    for (entity, unit, transform) in &units {
+    for &(entity, unit, transform, _) in &units {
         let Some(i) = sim.index_of(entity) else {
             continue;
         };
@@ -258,6 +263,7 @@ type FieldUnit = (
     &'static GlobalTransform,
     Option<&'static Combatant>,
     &'static InFlock,
+    Option<&'static AgentId>,
 );
 
 /// Steers every member of a flock with a [`PotentialField`] down its summed field, in place of
@@ -266,7 +272,7 @@ pub(super) fn steer_by_potential_field(
     mut sim: ResMut<FlockSimulation>,
     squads: Query<(&PotentialField, &Perception), With<Flock>>,
     units: Query<FieldUnit, With<crate::Agent>>,
-    combatants: Query<(&Combatant, &GlobalTransform)>,
+    combatants: Query<(&Combatant, &GlobalTransform, Option<&AgentId>)>,
     ground: Ground,
 ) {
     if squads.is_empty() {
@@ -275,12 +281,18 @@ pub(super) fn steer_by_potential_field(
     let started = bevy::platform::time::Instant::now();
     let walls = ground.wall_centres();
     let half_tile = ground.half_tile();
+    // Sums over mates and enemies run in the order of their ids, whatever the order Bevy
+    // stores them in.
+    let mut units: Vec<_> = units.iter().collect();
+    sort_ids_first(&mut units, |unit| unit.4.map(|id| id.0));
+    let mut combatants: Vec<_> = combatants.iter().collect();
+    sort_ids_first(&mut combatants, |unit| unit.2.map(|id| id.0));
     let members: Vec<(Entity, Vec3)> = units
         .iter()
-        .filter(|(.., squad)| squads.contains(squad.0))
-        .map(|(_, transform, _, squad)| (squad.0, transform.translation()))
+        .filter(|(.., squad, _)| squads.contains(squad.0))
+        .map(|(_, transform, _, squad, _)| (squad.0, transform.translation()))
         .collect();
-    for (entity, transform, unit, squad) in &units {
+    for &(entity, transform, unit, squad, _) in &units {
         let Ok((field, perception)) = squads.get(squad.0) else {
             continue;
         };
@@ -311,7 +323,7 @@ pub(super) fn steer_by_potential_field(
             }
         }
         if let Some(unit) = unit {
-            for (enemy, at) in &combatants {
+            for &(enemy, at, _) in &combatants {
                 if enemy.team == unit.team || !enemy.is_valid() {
                     continue;
                 }

@@ -5,17 +5,21 @@
 mod combat;
 mod ground;
 mod paths;
+mod progress;
 
-use bevy::ecs::entity::EntityHashSet;
+use bevy::ecs::query::QueryItem;
 use bevy::prelude::*;
 
 pub use combat::{Combatant, PotentialField, SUPPORT_MARGIN, UNARMED_MARGIN};
 
 use crate::Perception;
-use crate::components::{Flock, FlockMembers};
+use crate::agent_order::reordered_by_id;
+use crate::components::{AgentId, Flock, FlockMembers};
 use crate::destination::{Destination, PathStatus, Planned, PlannedPath};
 use crate::schedule::{FlockingSchedule, Step};
-use ground::{Ground, GroundChange, SeenGround};
+use ground::{Ground, GroundChange};
+use progress::Changes;
+pub(crate) use progress::SquadProgress;
 
 /// RTS movement, opt in (add it after [`FlockingPlugins`](crate::FlockingPlugins)):
 ///
@@ -39,6 +43,7 @@ impl Plugin for SquadsPlugin {
             .register_type::<Formation>()
             .register_type::<Combatant>()
             .register_type::<PotentialField>()
+            .init_resource::<SquadProgress>()
             .add_systems(
                 schedule,
                 (
@@ -124,6 +129,7 @@ type Squad = (
     Ref<'static, FlockMembers>,
     &'static Perception,
     Option<&'static mut Formation>,
+    Option<&'static AgentId>,
 );
 
 /// Sends each squad whose destination or members changed, or whose path or places a new wall
@@ -131,22 +137,25 @@ type Squad = (
 /// planner), and each member gets its place in the formation as its own [`Destination`], with
 /// the squad's path and then its place as its [`PlannedPath`]. A squad whose path is still
 /// being planned waits; one with no path gives its members their places to plan for
-/// themselves, and plans again whenever the ground changes.
+/// themselves, and plans again whenever the ground changes. Squads ask the planner in
+/// [`ids_first`](crate::agent_order::ids_first) order.
 fn assign_formation_places(
     mut squads: Query<Squad, With<Flock>>,
     transforms: Query<&Transform>,
     mut ground: Ground,
     mut commands: Commands,
-    mut waiting: Local<EntityHashSet>,
-    mut seen: Local<SeenGround>,
+    mut progress: ResMut<SquadProgress>,
+    changes: Changes,
 ) {
-    let change = ground.changes(&mut seen);
+    let change = ground.changes(&mut progress.formations_saw);
+    let waiting = &mut progress.waiting;
     waiting.retain(|&squad| squads.contains(squad));
-    for (squad, destination, members, perception, formation) in &mut squads {
+    let mut send = |squad: QueryItem<Squad>| {
+        let (squad, destination, members, perception, formation, _) = squad;
         let goal = destination.0;
         let spacing = (perception.separation_radius * PLACE_SPACING).max(f32::EPSILON);
-        let moved_on = destination.is_changed()
-            || members.is_changed()
+        let moved_on = changes.of(&destination)
+            || changes.of(&members)
             || formation
                 .as_ref()
                 .is_none_or(|f| f.destination != Some(goal));
@@ -166,12 +175,12 @@ fn assign_formation_places(
             }),
         };
         if !(moved_on || walled || waiting.contains(&squad)) {
-            continue;
+            return;
         }
         let path = match ground.plan(squad, from, goal) {
             Planned::Waiting => {
                 waiting.insert(squad);
-                continue;
+                return;
             }
             Planned::Ready(path) => Some(path),
             Planned::NoPath => None,
@@ -191,6 +200,17 @@ fn assign_formation_places(
             Some(mut formation) => *formation = placed,
             None => {
                 commands.entity(squad).insert(placed);
+            }
+        }
+    };
+    let visit = || squads.iter().map(|squad| (squad.0, squad.5.map(|id| id.0)));
+    match reordered_by_id(visit) {
+        None => squads.iter_mut().for_each(&mut send),
+        Some(order) => {
+            for squad in order {
+                if let Ok(squad) = squads.get_mut(squad) {
+                    send(squad);
+                }
             }
         }
     }

@@ -1,10 +1,14 @@
 //! Agents following the paths planned to their destinations.
 
+use bevy::ecs::query::QueryItem;
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::combat::Combatant;
-use super::ground::{Ground, GroundChange, SeenGround};
-use crate::components::{Agent, Flock, InFlock, Target};
+use super::ground::{Ground, GroundChange};
+use super::progress::{Changes, SquadProgress};
+use crate::agent_order::reordered_by_id;
+use crate::components::{Agent, AgentId, Flock, InFlock, Target};
 use crate::destination::{Destination, PathNotFound, PathStatus, Planned, PlannedPath};
 use crate::diagnostics::Reporter;
 
@@ -52,36 +56,39 @@ type Following = (
     &'static mut Target,
     Option<&'static Combatant>,
     Option<&'static InFlock>,
+    Option<&'static AgentId>,
 );
 
 /// Plans paths for agents whose destination changed, or whose path a new wall crosses (or
 /// that had none while the terrain changed), then moves each agent's target along its path,
 /// or, for a combatant that sees an enemy, to the nearest enemy in sight. Members of a squad
-/// leave re-planning for a new wall to their squad, which plans once for all of them.
+/// leave re-planning for a new wall to their squad, which plans once for all of them. Agents
+/// ask the planner in [`ids_first`](crate::agent_order::ids_first) order, so that who is answered first hangs on the ids.
 pub(super) fn follow_paths(
     mut ground: Ground,
     mut agents: Query<Following, With<Agent>>,
     squads: Query<(), (With<Flock>, With<Destination>)>,
     combatants: Query<(Entity, &Combatant, &GlobalTransform)>,
-    mut reporter: Reporter,
-    mut commands: Commands,
-    mut seen: Local<SeenGround>,
+    mut no_path: NoPathReports,
+    mut progress: ResMut<SquadProgress>,
+    changes: Changes,
 ) {
-    let change = ground.changes(&mut seen);
+    let change = ground.changes(&mut progress.paths_saw);
     let fighters: Vec<(Entity, Combatant, Vec3)> = combatants
         .iter()
         .filter(|(_, c, _)| c.is_valid())
         .map(|(e, c, t)| (e, *c, t.translation()))
         .collect();
-    for (entity, transform, destination, mut path, mut target, unit, flock) in &mut agents {
+    let mut follow = |agent: QueryItem<Following>| {
+        let (entity, transform, destination, mut path, mut target, unit, flock, _) = agent;
         let position = transform.translation;
         // A destination set again (by game code, not with a path of the squad's) counts as new.
         let new_goal = path.destination != Some(destination.0)
-            || (destination.is_changed() && !path.is_changed());
+            || (changes.of(&destination) && !changes.of(&path));
         // A path written this tick (a squad's) was planned on the ground as it is.
         let remaining = &path.waypoints[path.next.min(path.waypoints.len())..];
         let in_squad = flock.is_some_and(|f| squads.contains(f.0));
-        let stale = !path.is_changed()
+        let stale = !changes.of(&path)
             && !in_squad
             && match &change {
                 GroundChange::None => false,
@@ -96,29 +103,13 @@ pub(super) fn follow_paths(
             PathStatus::Found => false,
         };
         if new_goal || stale || asked {
-            let had = path.status;
-            replan(
-                &mut ground,
-                entity,
+            let order = Order {
+                who: entity,
                 position,
-                destination.0,
-                &mut path,
+                destination: destination.0,
                 new_goal,
-            );
-            if path.status == PathStatus::NoPath && (new_goal || had != PathStatus::NoPath) {
-                reporter.warn_once(
-                    entity,
-                    "no path",
-                    &format!(
-                        "has no path across the terrain from {position} to its destination {}; it stays where it is",
-                        destination.0
-                    ),
-                );
-                commands.trigger(PathNotFound {
-                    entity,
-                    destination: destination.0,
-                });
-            }
+            };
+            replan_reporting(&mut ground, &order, &mut path, &mut no_path);
         }
         ground.steer_along(entity, position, &mut path);
         let in_sight = unit
@@ -130,6 +121,64 @@ pub(super) fn follow_paths(
             (None, None) => Target::None,
         };
         target.set_if_neq(wanted);
+    };
+    let visit = || agents.iter().map(|agent| (agent.0, agent.7.map(|id| id.0)));
+    match reordered_by_id(visit) {
+        None => agents.iter_mut().for_each(&mut follow),
+        Some(order) => {
+            for entity in order {
+                if let Ok(agent) = agents.get_mut(entity) {
+                    follow(agent);
+                }
+            }
+        }
+    }
+}
+
+/// An agent's order to plan for: who, from where, to where, and whether the destination is
+/// new.
+struct Order {
+    who: Entity,
+    position: Vec3,
+    destination: Vec3,
+    new_goal: bool,
+}
+
+/// Where agents are told they have no path: a warning once, and a [`PathNotFound`].
+#[derive(SystemParam)]
+pub(super) struct NoPathReports<'w, 's> {
+    reporter: Reporter<'w>,
+    commands: Commands<'w, 's>,
+}
+
+/// [`replan`]s `order` into `path`, and where no path joins its ends (for a new goal, or
+/// newly), warns once and triggers [`PathNotFound`].
+fn replan_reporting(
+    ground: &mut Ground,
+    order: &Order,
+    path: &mut PlannedPath,
+    reports: &mut NoPathReports,
+) {
+    let Order {
+        who,
+        position,
+        destination,
+        new_goal,
+    } = *order;
+    let had = path.status;
+    replan(ground, who, position, destination, path, new_goal);
+    if path.status == PathStatus::NoPath && (new_goal || had != PathStatus::NoPath) {
+        reports.reporter.warn_once(
+            who,
+            "no path",
+            &format!(
+                "has no path across the terrain from {position} to its destination {destination}; it stays where it is"
+            ),
+        );
+        reports.commands.trigger(PathNotFound {
+            entity: who,
+            destination,
+        });
     }
 }
 

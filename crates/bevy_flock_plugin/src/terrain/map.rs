@@ -83,6 +83,7 @@ const REMEMBERED_CHANGES: usize = 4096;
 
 /// Which terrain, and how far along its changes: planners and squads keep the one they last
 /// worked from, and ask the terrain what was walled in since.
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TerrainRevision {
     /// Unique to one terrain value: a new terrain, and every clone, gets its own.

@@ -8,6 +8,8 @@ mod new_walls;
 mod planner;
 mod regions;
 mod routes;
+#[cfg(feature = "snapshot")]
+mod saved;
 mod search;
 mod sight;
 mod tiles;
@@ -23,7 +25,11 @@ pub(crate) use map::TerrainRevision;
 pub use map::{LARGEST_TERRAIN, Terrain, TerrainTooLarge};
 pub(crate) use new_walls::NewWalls;
 pub use planner::PathPlanner;
+#[cfg(feature = "snapshot")]
+pub(crate) use planner::save::SavedPlanner;
 pub(crate) use routes::LONGEST_SHORTCUT;
+#[cfg(feature = "snapshot")]
+pub(crate) use saved::{Renaming, SavedTerrain};
 
 /// Tile maps (the `pathfinding` feature; add it after
 /// [`FlockingPlugins`](crate::FlockingPlugins)): the [`Terrain`] resource's unwalkable tiles

@@ -93,7 +93,8 @@ struct Active {
 }
 
 /// How a path is searched for.
-#[derive(Debug)]
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Clone, Debug)]
 enum Search {
     /// A* across the terrain's tiles: on terrains of up to [`HIERARCHICAL_ABOVE`] tiles.
     Tiles(Box<PathSearch>),
@@ -437,5 +438,7 @@ impl PathPlanner {
     }
 }
 
+#[cfg(feature = "snapshot")]
+pub(crate) mod save;
 #[cfg(test)]
 mod tests;

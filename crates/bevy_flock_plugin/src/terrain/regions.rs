@@ -12,6 +12,7 @@ pub(super) const TILES_SCANNED_PER_EXPANSION: u32 = 64;
 /// needs both tiles beside it open, so it joins nothing the straight ones do not). Kept as the
 /// runs of walkable tiles along each row, each with its region, so the work and memory grow
 /// with the runs, not the tiles.
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, Default)]
 pub(super) struct Regions {
     /// Where each row's runs start in `runs`; one more entry than rows.
@@ -50,6 +51,7 @@ impl Regions {
 /// tick more than its share: rows are scanned into runs, each joined by union-find to the runs
 /// of the row below it overlaps, then each run's region is resolved. The terrain must not
 /// change between calls (start a new builder when it does).
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, Default)]
 pub(super) struct RegionsBuilder {
     regions: Regions,

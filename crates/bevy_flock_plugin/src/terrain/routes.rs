@@ -8,6 +8,7 @@ use super::regions::Regions;
 use super::search::{PathSearch, Searched, turns};
 
 /// A path asked for across a terrain, ready to search: its ends and the tiles they join.
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct PathQuery {
     pub(super) from: Vec3,

@@ -20,6 +20,7 @@ pub(super) const DIAGONAL_COST: u32 = 14;
 /// reached from one being expanded is estimated at most two diagonal steps more than it: a ring
 /// of [`RING`] buckets holds every estimate still open. Among equal estimates the tile queued
 /// last is expanded first: the search follows the newest way found (the deepest) first.
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug)]
 pub(super) struct PathSearch {
     start: UVec2,
@@ -153,6 +154,7 @@ const RING: usize = 32;
 
 /// The open list: a ring of [`RING`] buckets of tiles, by estimated cost, from the lowest
 /// estimate still open.
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug)]
 struct Buckets {
     ring: [Bucket; RING],
@@ -201,6 +203,7 @@ const BLOCK: usize = 4096;
 
 /// A stack of open tiles kept in blocks of [`BLOCK`] entries, so that a bucket growing to
 /// millions of tiles (a flood across a big map) never copies itself into a larger buffer.
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, Default)]
 struct Bucket {
     blocks: Vec<Vec<(UVec2, u32)>>,
@@ -241,6 +244,11 @@ const CHUNK_TILES: usize = (CHUNK_SIDE * CHUNK_SIDE) as usize;
 /// The cost and step of each tile a search reached: a table of 32 x 32 chunks, each made
 /// when the search first reaches into it, so that its memory grows with the ground it covers,
 /// a chunk at a time, while a lookup stays two array reads.
+#[cfg_attr(
+    feature = "snapshot",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "SavedTileTable", from = "SavedTileTable")
+)]
 #[derive(Clone, Debug)]
 struct TileTable {
     chunks_across: u32,
@@ -252,6 +260,49 @@ struct TileTable {
 struct Chunk {
     cost: [u32; CHUNK_TILES],
     step: [u8; CHUNK_TILES],
+}
+
+/// A [`TileTable`] as a snapshot holds it: each chunk's costs and steps (serde writes
+/// arrays of up to 32 items only).
+#[cfg(feature = "snapshot")]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+struct SavedTileTable {
+    chunks_across: u32,
+    chunks: Vec<Option<(Vec<u32>, Vec<u8>)>>,
+}
+
+#[cfg(feature = "snapshot")]
+impl From<TileTable> for SavedTileTable {
+    fn from(table: TileTable) -> Self {
+        let chunks = (table.chunks.iter())
+            .map(|chunk| (chunk.as_ref()).map(|c| (c.cost.to_vec(), c.step.to_vec())))
+            .collect();
+        Self {
+            chunks_across: table.chunks_across,
+            chunks,
+        }
+    }
+}
+
+#[cfg(feature = "snapshot")]
+impl From<SavedTileTable> for TileTable {
+    /// A chunk of another length (bytes not written by a snapshot) reads as not reached.
+    fn from(saved: SavedTileTable) -> Self {
+        let chunk = |(cost, step): (Vec<u32>, Vec<u8>)| {
+            Some(Box::new(Chunk {
+                cost: cost.try_into().ok()?,
+                step: step.try_into().ok()?,
+            }))
+        };
+        Self {
+            chunks_across: saved.chunks_across,
+            chunks: saved
+                .chunks
+                .into_iter()
+                .map(|c| c.and_then(chunk))
+                .collect(),
+        }
+    }
 }
 
 impl TileTable {

@@ -20,6 +20,7 @@ const WIDE_ENTRANCE: u32 = 6;
 
 /// A square of the terrain (smaller at its far edges) and what the hierarchical search needs
 /// of it.
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug)]
 pub(super) struct Cluster {
     pub(super) area: Area,

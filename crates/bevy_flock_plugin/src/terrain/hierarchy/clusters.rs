@@ -19,7 +19,8 @@ const CLUSTER_SIDE: u32 = 32;
 pub(crate) const HIERARCHICAL_ABOVE: u64 = 128 * 128;
 
 /// The clusters of a terrain, each made when a search first needs it.
-#[derive(Debug, Default)]
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Hierarchy {
     /// The terrain's size in tiles, and in clusters.
     size: UVec2,
@@ -27,10 +28,19 @@ pub(crate) struct Hierarchy {
     clusters: Vec<Option<Cluster>>,
     /// The terrain the clusters are of.
     revision: Option<TerrainRevision>,
+    /// Room for the searches within a cluster, cleared before each.
+    #[cfg_attr(feature = "snapshot", serde(skip))]
     local: LocalSearch,
 }
 
 impl Hierarchy {
+    /// Renames the terrain the clusters are of (a snapshot's restored terrain is a terrain of
+    /// its own).
+    #[cfg(feature = "snapshot")]
+    pub(crate) fn rename_terrain(&mut self, rename: impl Fn(TerrainRevision) -> TerrainRevision) {
+        self.revision = self.revision.map(rename);
+    }
+
     /// Brings the clusters up to `terrain` as it is: those whose tiles or borders changed are
     /// dropped, to be made again when needed; all of them for another terrain, or when the
     /// terrain no longer remembers all its changes since.

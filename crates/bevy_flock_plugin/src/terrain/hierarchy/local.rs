@@ -7,6 +7,7 @@ use super::super::search::{STEPS, octile_distance};
 use super::super::tiles::Tiles;
 
 /// A rectangle of tiles: its lowest tile and its size.
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Area {
     pub(super) low: UVec2,

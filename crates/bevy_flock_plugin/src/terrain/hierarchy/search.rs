@@ -37,6 +37,7 @@ const WEIGHT: u32 = 9;
 /// terrain's A* (tiles expanded), and a step is taken only if the most it may cost fits in
 /// what is left, so however it is split into runs it takes the same steps and finds the same
 /// path.
+#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug)]
 pub(crate) struct HierarchicalSearch {
     start: UVec2,
@@ -58,6 +59,7 @@ pub(crate) struct HierarchicalSearch {
     /// The budget the last run spent.
     last_run: u32,
     /// Ways on from the tile being expanded.
+    #[cfg_attr(feature = "snapshot", serde(skip))]
     edges: Vec<(UVec2, u32)>,
 }
 
