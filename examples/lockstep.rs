@@ -247,7 +247,7 @@ fn desync(peers: &mut Peers) -> String {
 }
 
 fn save(peers: &mut Peers) -> String {
-    let saved = FlockSnapshot::take(peers.apps[0].world_mut()).map(|s| (s.tick(), s.to_bytes()));
+    let saved = FlockSnapshot::take(peers.apps[0].world_mut()).map(|s| (s.tick(), s.into_bytes()));
     let path = save_path();
     match saved.map_err(|e| e.to_string()).and_then(|(tick, bytes)| {
         std::fs::write(&path, &bytes).map_err(|e| e.to_string())?;
@@ -265,7 +265,7 @@ fn save(peers: &mut Peers) -> String {
 fn load(peers: &mut Peers) -> String {
     let loaded = std::fs::read(save_path())
         .map_err(|e| format!("no save yet ({e})"))
-        .and_then(|bytes| FlockSnapshot::from_bytes(&bytes).map_err(|e| e.to_string()));
+        .and_then(|bytes| FlockSnapshot::from_vec(bytes).map_err(|e| e.to_string()));
     let snapshot = match loaded {
         Ok(snapshot) => snapshot,
         Err(e) => return format!("Not loaded: {e}"),

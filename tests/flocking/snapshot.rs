@@ -278,8 +278,13 @@ pub(crate) fn loads_into_a_new_app_and_continues(scene: &Scene, original: &Origi
     std::fs::remove_file(&path).expect("the save is removed");
 
     let mut app = (scene.build)();
-    let snapshot = FlockSnapshot::from_bytes(&loaded).expect("a whole snapshot");
+    let copied = FlockSnapshot::from_bytes(&loaded).expect("a whole snapshot");
+    let snapshot = FlockSnapshot::from_vec(loaded).expect("a whole snapshot");
     assert!(snapshot == original.at_300, "read back as written");
+    assert!(
+        copied == snapshot,
+        "read back alike with and without a copy"
+    );
     snapshot.restore(app.world_mut()).expect("the same agents");
     assert_eq!(kernel_tick(&app), 300);
     assert!(take(&mut app) == original.at_300, "restored as saved");

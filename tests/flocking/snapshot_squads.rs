@@ -1,6 +1,6 @@
 //! Snapshots of squads on terrain: two squads sent in formation, one of each team (they fight
-//! where they meet), and forty units each sent on its own (half of them only at 295), across a
-//! walled map whose walls the
+//! where they meet), forty units each sent on its own (half of them only at 295) and a
+//! predator hunting one of them, with level of detail and an obstacle, across a walled map whose walls the
 //! game raises and opens in play, with a path planner short of budget, so that at the
 //! snapshots paths are being planned (requests queued, a search half done, regions being worked
 //! out after a new wall). On a map small enough for A* across its tiles and on one planned
@@ -23,6 +23,8 @@ const MEMBERS: u64 = 24;
 const SOLOS: u64 = 40;
 /// The squads' ids (flocks are named like agents).
 const SQUADS: [u64; 2] = [10_000, 10_001];
+/// The predator's id.
+const PREDATOR: u64 = 6_000;
 /// The path planner's budget a tick, in tiles: short, so that paths wait their turn.
 const TILES_PER_TICK: u32 = 400;
 
@@ -64,7 +66,19 @@ fn squads_scene(side: u32) -> App {
     let mut app = create_squads_test_app(FlockingPlugins::default().planar());
     app.insert_resource(walled_map(side));
     app.world_mut().resource_mut::<PathPlanner>().tiles_per_tick = TILES_PER_TICK;
-    app.world_mut().resource_mut::<FlockingConfig>().seed = 7;
+    let mut config = app.world_mut().resource_mut::<FlockingConfig>();
+    config.seed = 7;
+    config.level_of_detail = Some(LevelOfDetail {
+        near_radius: 15.0,
+        interval: 3,
+    });
+    let world = app.world_mut();
+    world.spawn((DetailFocus, Transform::from_xyz(20.0, 35.0, 0.0)));
+    let rock = Vec3::new(17.0, 33.0, 0.0);
+    world.spawn((
+        Obstacle::Sphere { radius: 2.0 },
+        Transform::from_translation(rock),
+    ));
     let tuning = |velocity_obstacles| FlockTuning {
         weights: FlockWeights {
             wander: 0.3,
@@ -119,6 +133,11 @@ fn squads_scene(side: u32) -> App {
             app.world_mut().entity_mut(unit).insert(Destination(goal));
         }
     }
+    // A predator hunting the solo units' first, from the west edge.
+    let hunters = spawn_flock(&mut app, FlockTuning::default());
+    let prey = find(&mut app, 2 * MEMBERS);
+    let predator = spawn(&mut app, PREDATOR, hunters, at(side, 0.05, 0.5));
+    (app.world_mut().entity_mut(predator)).insert((Predator { radius: 6.0 }, Target::Pursue(prey)));
     app
 }
 
@@ -172,8 +191,8 @@ fn orders(app: &mut App, tick: u64) {
     }
 }
 
-/// What of the planning and the squads is in play, with the agents' wander and stuck progress
-/// (the mixed scene has the rest of an agent's state in play).
+/// What of the planning and the squads is in play, with the agents' state (but for arrival,
+/// which the mixed scene has in play).
 fn squads_in_play(app: &mut App) -> Vec<(&'static str, usize)> {
     let waiting = app.world().resource::<PathPlanner>().waiting();
     let world = app.world_mut();
@@ -202,7 +221,7 @@ fn squads_in_play(app: &mut App) -> Vec<(&'static str, usize)> {
     parts.extend(
         parts_in_play(app)
             .into_iter()
-            .filter(|(what, _)| ["wandering", "stalled a while"].contains(what)),
+            .filter(|(what, _)| *what != "at their target"),
     );
     parts
 }

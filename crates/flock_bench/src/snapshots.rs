@@ -39,8 +39,8 @@ pub struct SnapshotRow {
     activity: Activity,
     bytes: usize,
     take: Duration,
-    to_bytes: Duration,
-    from_bytes: Duration,
+    into_bytes: Duration,
+    from_vec: Duration,
     restore: Duration,
 }
 
@@ -67,6 +67,7 @@ fn sent_app() -> App {
     }
     let waiting = app.world().resource::<PathPlanner>().waiting();
     assert!(waiting > 0, "every path planned: nothing in flight to save");
+    println!("the banded map after {SETTLE_TICKS} ticks: {waiting} paths still to plan");
     app
 }
 
@@ -125,24 +126,24 @@ pub fn measure(repeats: usize, sizes: &[usize]) -> Vec<SnapshotRow> {
             let snapshot = FlockSnapshot::take(app.world_mut()).expect("every agent named");
             time(&mut times[0], started);
             let started = Instant::now();
-            let written = snapshot.to_bytes();
+            let written = snapshot.into_bytes();
             time(&mut times[1], started);
+            bytes = written.len();
             let started = Instant::now();
-            let read = FlockSnapshot::from_bytes(&written).expect("its own bytes");
+            let read = FlockSnapshot::from_vec(written).expect("its own bytes");
             time(&mut times[2], started);
             let started = Instant::now();
             read.restore(app.world_mut()).expect("the same agents");
             time(&mut times[3], started);
-            bytes = written.len();
         }
-        let [take, to_bytes, from_bytes, restore] = times.map(median);
+        let [take, into_bytes, from_vec, restore] = times.map(median);
         let row = SnapshotRow {
             agents,
             activity,
             bytes,
             take,
-            to_bytes,
-            from_bytes,
+            into_bytes,
+            from_vec,
             restore,
         };
         println!("snapshot {agents} agents: {}", row.cells());
@@ -160,14 +161,14 @@ impl SnapshotRow {
             Activity::Sent => "sent across the banded map, paths being planned",
         };
         let per_agent = self.bytes as f64 / self.agents as f64;
-        let save = ms(self.take) + ms(self.to_bytes);
-        let load = ms(self.from_bytes) + ms(self.restore);
+        let save = ms(self.take) + ms(self.into_bytes);
+        let load = ms(self.from_vec) + ms(self.restore);
         format!(
             "{activity} | {:.2} MB ({per_agent:.1}) | {:.3} + {:.3} = {save:.3} | {:.3} + {:.3} = {load:.3}",
             self.bytes as f64 / 1e6,
             ms(self.take),
-            ms(self.to_bytes),
-            ms(self.from_bytes),
+            ms(self.into_bytes),
+            ms(self.from_vec),
             ms(self.restore),
         )
     }
@@ -186,9 +187,11 @@ pub fn table(rows: &[SnapshotRow], repeats: usize) -> String {
          {SETTLE_TICKS} ticks at the planner's default budget (the snapshot holds their paths, \
          the requests waiting, the search being run and the clusters worked out, and the \
          terrain). Taken (`FlockSnapshot::take`), written \
-         (`to_bytes`), read back (`from_bytes`) and restored into the same app (`restore`); \
+         (`into_bytes`, in the snapshot's own memory, as for a file), read back (`from_vec`, \
+         which checks every agent in the read bytes' memory) and restored into the same app \
+         (`restore`); \
          medians of {repeats} of each, in ms; in brackets, bytes an agent.\n\n\
-         | agents | crowd | bytes | save: take + to_bytes ms | load: from_bytes + restore ms |\n\
+         | agents | crowd | bytes | save: take + into_bytes ms | load: from_vec + restore ms |\n\
          |---:|---|---:|---:|---:|"
     );
     for row in rows {

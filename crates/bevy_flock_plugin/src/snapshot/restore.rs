@@ -45,16 +45,15 @@ impl FlockSnapshot {
         // One pass for the ids and the entities targeted, one to write.
         let mut ids = Vec::with_capacity(self.len());
         let mut wanted = Vec::new();
-        for record in self.records() {
-            ids.push(record.id);
-            if let TargetRecord::Entity(_) | TargetRecord::Pursue(_) = record.target {
-                wanted.push((record.id, record.target));
+        for (id, target) in self.ids_and_targets() {
+            ids.push(id);
+            if let TargetRecord::Entity(_) | TargetRecord::Pursue(_) = target {
+                wanted.push((id, target));
             }
         }
-        let entities = pair_with(world, &ids)?;
-        let mut targets = find_targets(world, &ids, &entities, &wanted)?.into_iter();
-        let agents: Vec<(u64, Entity)> =
-            ids.iter().copied().zip(entities.iter().copied()).collect();
+        let agents = pair_with(world, &ids)?;
+        drop(ids);
+        let mut targets = find_targets(world, &agents, &wanted)?.into_iter();
         let units = Units::of(world, &agents)?;
         let orders = self.routes()?.prepare(world, &units)?;
         let mut target_of = |record: &AgentRecord| match record.target {
@@ -68,7 +67,7 @@ impl FlockSnapshot {
         let mut children = Vec::new();
         // Whether this query visits the agents in id order (another query may visit their
         // tables in another order).
-        let in_order = (query.iter_mut(world).map(|agent| agent.0)).eq(entities.iter().copied());
+        let in_order = (query.iter_mut(world).map(|agent| agent.0)).eq(agents.iter().map(|a| a.1));
         if in_order {
             // Agents spawned in id order, say: written as stored.
             for (record, agent) in self.records().zip(query.iter_mut(world)) {
@@ -76,7 +75,7 @@ impl FlockSnapshot {
                 write(&record, target, agent, space, &mut children);
             }
         } else {
-            for (record, &entity) in self.records().zip(&entities) {
+            for (record, &(_, entity)) in self.records().zip(&agents) {
                 let agent = (query.get_mut(world, entity)).expect("paired with an agent just now");
                 let target = target_of(&record);
                 write(&record, target, agent, space, &mut children);
@@ -94,9 +93,9 @@ impl FlockSnapshot {
     }
 }
 
-/// The world's agent of each of `ids` (a snapshot's, ascending), in that order; fails unless
-/// the two hold the same ids, each once.
-fn pair_with(world: &mut World, ids: &[u64]) -> Result<Vec<Entity>, SnapshotError> {
+/// The world's agents, each with its id, by id: those of `ids` (a snapshot's, ascending);
+/// fails unless the two hold the same ids, each once.
+fn pair_with(world: &mut World, ids: &[u64]) -> Result<Vec<(u64, Entity)>, SnapshotError> {
     let ById { agents } = agents_by_id(world)?;
     // Both in ascending order: where they first differ, the lower id is the one missing
     // from the other.
@@ -114,10 +113,7 @@ fn pair_with(world: &mut World, ids: &[u64]) -> Result<Vec<Entity>, SnapshotErro
         .take(len)
         .find(|(ours, theirs)| ours != theirs);
     match parting {
-        None => {
-            let entities = agents.into_iter().map(|(_, entity)| entity).collect();
-            Ok(entities)
-        }
+        None => Ok(agents),
         Some((Some(ours), Some(theirs))) if ours < theirs => {
             Err(SnapshotError::AgentMissing { id: ours })
         }
@@ -128,18 +124,17 @@ fn pair_with(world: &mut World, ids: &[u64]) -> Result<Vec<Entity>, SnapshotErro
 }
 
 /// The entities the agents of `wanted` (an agent's id and its entity target) target, in
-/// order, found among the world's agents (`entities`, those of `ids`) or its other entities
-/// with an [`AgentId`].
+/// order, found among the world's `agents` (by id) or its other entities with an
+/// [`AgentId`].
 fn find_targets(
     world: &mut World,
-    ids: &[u64],
-    entities: &[Entity],
+    agents: &[(u64, Entity)],
     wanted: &[(u64, TargetRecord)],
 ) -> Result<Vec<Target>, SnapshotError> {
     let mut others: Option<Vec<(u64, Entity)>> = None;
     let mut find = |world: &mut World, agent: u64, id: u64| {
-        if let Ok(k) = ids.binary_search(&id) {
-            return Ok(entities[k]);
+        if let Ok(k) = agents.binary_search_by_key(&id, |&(id, _)| id) {
+            return Ok(agents[k].1);
         }
         let others = others.get_or_insert_with(|| {
             let mut query = world.query_filtered::<(Entity, &AgentId), Without<Agent>>();

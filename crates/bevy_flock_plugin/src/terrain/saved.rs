@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::map::{ChangeLog, Terrain, TerrainRevision};
+use super::map::{ChangeLog, LARGEST_TERRAIN, Terrain, TerrainRevision};
 use super::regions::Regions;
 use super::tiles::Tiles;
 
@@ -17,7 +17,10 @@ use super::tiles::Tiles;
 pub(crate) struct SavedTerrain {
     origin: Vec2,
     tile_size: f32,
-    tiles: Tiles,
+    size: UVec2,
+    /// Whether each tile is walkable, a bit each (the lowest bit of a byte first), row by row
+    /// from the lowest: an eighth of the bytes of one a tile.
+    walkable: Vec<u8>,
     regions: Option<Regions>,
     changes: u64,
     changed: VecDeque<(u64, UVec2, bool)>,
@@ -84,7 +87,12 @@ impl Terrain {
         SavedTerrain {
             origin: self.origin,
             tile_size: self.tile_size,
-            tiles: self.tiles.clone(),
+            size: self.tiles.size,
+            walkable: (self.tiles.walkable.chunks(8))
+                .map(|bits| {
+                    (bits.iter().enumerate()).fold(0, |byte, (k, &w)| byte | u8::from(w) << k)
+                })
+                .collect(),
             regions: self.regions.get().cloned(),
             changes: log.revision.changes,
             changed: log.changed.clone(),
@@ -94,13 +102,14 @@ impl Terrain {
 }
 
 impl SavedTerrain {
-    /// The tiles' count matches the size: bytes from elsewhere could say otherwise.
+    /// The tiles' bits match the size: bytes from elsewhere could say otherwise.
     pub(crate) fn is_consistent(&self) -> bool {
-        let (x, y) = (self.tiles.size.x as usize, self.tiles.size.y as usize);
-        x.checked_mul(y) == Some(self.tiles.walkable.len())
+        let tiles = u64::from(self.size.x) * u64::from(self.size.y);
+        tiles <= LARGEST_TERRAIN && tiles.div_ceil(8) == self.walkable.len() as u64
     }
 
-    /// The terrain restored, a terrain of its own, and how the revisions saved with it name it.
+    /// The terrain restored (of a [consistent](Self::is_consistent) save), a terrain of its
+    /// own, and how the revisions saved with it name it.
     pub(crate) fn restore(&self) -> (Terrain, Renaming) {
         let mut log = ChangeLog::default();
         log.revision.changes = self.changes;
@@ -115,13 +124,52 @@ impl SavedTerrain {
         if let Some(known) = &self.regions {
             let _ = regions.set(known.clone());
         }
+        let count = self.size.x as usize * self.size.y as usize;
+        let walkable = (0..count)
+            .map(|k| self.walkable[k / 8] & (1 << (k % 8)) != 0)
+            .collect();
         let terrain = Terrain {
             origin: self.origin,
             tile_size: self.tile_size,
-            tiles: self.tiles.clone(),
+            tiles: Tiles {
+                size: self.size,
+                walkable,
+            },
             regions,
             changes: log,
         };
         (terrain, renaming)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A terrain whose tiles do not fill whole bytes comes back tile for tile, with its
+    /// regions and change log, as a terrain of its own.
+    #[test]
+    fn a_terrain_comes_back_tile_for_tile() {
+        let mut terrain = Terrain::new(Vec2::new(-3.0, 2.0), 0.5, UVec2::new(13, 7));
+        for k in [0, 5, 8, 31, 64, 90] {
+            terrain.set_walkable(UVec2::new(k % 13, k / 13), false);
+        }
+        let _ = terrain.find_path(Vec3::new(-2.7, 2.2, 0.0), Vec3::new(2.0, 5.0, 0.0));
+        let saved = terrain.save();
+        assert!(saved.is_consistent());
+        assert_eq!(saved.walkable.len(), 12, "91 tiles in 12 bytes");
+        let (restored, renaming) = saved.restore();
+        assert_eq!(restored, terrain);
+        assert_eq!(
+            restored.regions.get().is_some(),
+            terrain.regions.get().is_some()
+        );
+        assert_eq!(restored.changes.changed, terrain.changes.changed);
+        let before = terrain.revision();
+        assert_eq!(
+            renaming.apply(Renaming::for_saving(Some(&terrain)).apply(before)),
+            restored.revision()
+        );
+        assert_ne!(restored.revision().terrain, before.terrain);
     }
 }

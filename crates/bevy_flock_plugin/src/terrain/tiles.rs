@@ -3,7 +3,6 @@
 use bevy::prelude::*;
 
 /// Which tiles of a `size` grid are walkable, row by row from the lowest.
-#[cfg_attr(feature = "snapshot", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Reflect, Clone, Debug, PartialEq)]
 pub(super) struct Tiles {
     pub(super) size: UVec2,
