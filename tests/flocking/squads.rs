@@ -200,3 +200,46 @@ fn a_unit_on_its_way_engages_an_enemy_in_sight_then_goes_on() {
     println!("engaged at {engaged_at:.3} (range 4); after the enemy fell, {left:.3} from the goal");
     assert!(left < 0.5, "it went on to its destination: {left} away");
 }
+
+/// The enemy a unit on its way engages, of two equally near, with the enemies spawned in
+/// `order` (their ids) after `padding` other entities.
+fn engaged_of_two_equally_near(order: [u64; 2], padding: usize) -> u64 {
+    let mut app = create_squads_test_app(FlockingPlugins::default().planar());
+    for _ in 0..padding {
+        app.world_mut().spawn(Transform::default());
+    }
+    let fighter = |team, sight| Combatant {
+        team,
+        radius: 0.5,
+        weapon_range: Some(2.0),
+        sight,
+    };
+    for id in order {
+        let x = if id == 10 { 5.0 } else { -5.0 };
+        let at = Transform::from_xyz(x, 0.0, 0.0);
+        app.world_mut().spawn((AgentId(id), at, fighter(1, 0.0)));
+    }
+    let unit = (
+        Agent,
+        AgentId(1),
+        fighter(0, 10.0),
+        Destination(Vec3::Y * 50.0),
+    );
+    let unit = app.world_mut().spawn(unit).id();
+    run_ticks(&mut app, 2);
+    let Some(&Target::Entity(enemy)) = app.world().get::<Target>(unit) else {
+        panic!("no enemy engaged: {:?}", app.world().get::<Target>(unit));
+    };
+    app.world().get::<AgentId>(enemy).expect("an enemy").0
+}
+
+#[test]
+fn of_two_enemies_equally_near_a_unit_engages_the_one_with_the_lower_id() {
+    for (order, padding) in [([10, 20], 0), ([20, 10], 0), ([20, 10], 7), ([10, 20], 3)] {
+        assert_eq!(
+            engaged_of_two_equally_near(order, padding),
+            10,
+            "{order:?} after {padding}"
+        );
+    }
+}

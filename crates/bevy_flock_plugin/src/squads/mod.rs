@@ -13,7 +13,7 @@ use bevy::prelude::*;
 pub use combat::{Combatant, PotentialField, SUPPORT_MARGIN, UNARMED_MARGIN};
 
 use crate::Perception;
-use crate::agent_order::reordered_by_id;
+use crate::agent_order::{ids_first, reordered_by_id};
 use crate::components::{AgentId, Flock, FlockMembers};
 use crate::destination::{Destination, PathStatus, Planned, PlannedPath};
 use crate::schedule::{FlockingSchedule, Step};
@@ -141,7 +141,7 @@ type Squad = (
 /// [`ids_first`](crate::agent_order::ids_first) order.
 fn assign_formation_places(
     mut squads: Query<Squad, With<Flock>>,
-    transforms: Query<&Transform>,
+    transforms: Query<(&Transform, Option<&AgentId>)>,
     mut ground: Ground,
     mut commands: Commands,
     mut progress: ResMut<SquadProgress>,
@@ -161,7 +161,7 @@ fn assign_formation_places(
                 .is_none_or(|f| f.destination != Some(goal));
         // The squad comes in from where its first member is.
         let first = members.iter().find_map(|m| transforms.get(m).ok());
-        let from = first.map_or(goal, |t| t.translation);
+        let from = first.map_or(goal, |(t, _)| t.translation);
         let walled = match &change {
             GroundChange::None => false,
             GroundChange::All => true,
@@ -221,22 +221,27 @@ fn assign_formation_places(
 /// got which place.
 fn place_members(
     members: &FlockMembers,
-    transforms: &Query<&Transform>,
+    transforms: &Query<(&Transform, Option<&AgentId>)>,
     goal: Vec3,
     places: &[Vec3],
     path: &Option<Vec<Vec3>>,
     commands: &mut Commands,
 ) -> Vec<(Entity, Vec3)> {
-    let mut by_distance: Vec<(f32, Entity)> = members
+    let mut by_distance: Vec<(f32, Option<u64>, Entity)> = members
         .iter()
         .filter_map(|m| {
-            let at = transforms.get(m).ok()?.translation;
-            Some((at.distance_squared(goal), m))
+            let (at, id) = transforms.get(m).ok()?;
+            Some((at.translation.distance_squared(goal), id.map(|id| id.0), m))
         })
         .collect();
-    by_distance.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    // Of members equally far, the one with the lower id first (by entity where unnamed).
+    by_distance.sort_by(|a, b| {
+        (a.0.total_cmp(&b.0))
+            .then(ids_first(a.1, b.1))
+            .then(a.2.cmp(&b.2))
+    });
     let mut assigned = Vec::with_capacity(by_distance.len());
-    for (k, (_, member)) in by_distance.into_iter().enumerate() {
+    for (k, (.., member)) in by_distance.into_iter().enumerate() {
         // Out of places (a squad larger than the ground round the goal): the goal itself.
         let place = places.get(k).copied().unwrap_or(goal);
         let mut member_commands = commands.entity(member);

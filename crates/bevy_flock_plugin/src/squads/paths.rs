@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use super::combat::Combatant;
 use super::ground::{Ground, GroundChange};
 use super::progress::{Changes, SquadProgress};
-use crate::agent_order::reordered_by_id;
+use crate::agent_order::{reordered_by_id, sort_ids_first};
 use crate::components::{Agent, AgentId, Flock, InFlock, Target};
 use crate::destination::{Destination, PathNotFound, PathStatus, Planned, PlannedPath};
 use crate::diagnostics::Reporter;
@@ -68,16 +68,20 @@ pub(super) fn follow_paths(
     mut ground: Ground,
     mut agents: Query<Following, With<Agent>>,
     squads: Query<(), (With<Flock>, With<Destination>)>,
-    combatants: Query<(Entity, &Combatant, &GlobalTransform)>,
+    combatants: Query<(Entity, &Combatant, &GlobalTransform, Option<&AgentId>)>,
     mut no_path: NoPathReports,
     mut progress: ResMut<SquadProgress>,
     changes: Changes,
 ) {
     let change = ground.changes(&mut progress.paths_saw);
-    let fighters: Vec<(Entity, Combatant, Vec3)> = combatants
-        .iter()
-        .filter(|(_, c, _)| c.is_valid())
-        .map(|(e, c, t)| (e, *c, t.translation()))
+    // In id order, so that of two enemies equally near the one with the lower id is taken.
+    let mut fighters: Vec<_> = (combatants.iter())
+        .filter(|(_, c, ..)| c.is_valid())
+        .map(|(e, c, t, id)| (e, *c, t.translation(), id.map(|id| id.0)))
+        .collect();
+    sort_ids_first(&mut fighters, |fighter| fighter.3);
+    let fighters: Vec<(Entity, Combatant, Vec3)> = (fighters.into_iter())
+        .map(|(e, c, at, _)| (e, c, at))
         .collect();
     let mut follow = |agent: QueryItem<Following>| {
         let (entity, transform, destination, mut path, mut target, unit, flock, _) = agent;
@@ -214,7 +218,7 @@ fn replan(
 }
 
 /// The nearest enemy of `unit` (at `position`) within its sight and in a clear line across
-/// the ground, if any.
+/// the ground, if any; of several equally near, the first of `fighters`.
 fn nearest_enemy_in_sight(
     unit: &Combatant,
     position: Vec3,
@@ -226,6 +230,6 @@ fn nearest_enemy_in_sight(
         .filter(|(_, other, _)| other.team != unit.team)
         .map(|&(enemy, _, at)| (enemy, at.distance(position), at))
         .filter(|&(_, distance, at)| distance <= unit.sight && ground.sees(position, at))
-        .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(enemy, ..)| enemy)
 }
