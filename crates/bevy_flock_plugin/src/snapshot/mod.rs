@@ -69,6 +69,11 @@ use crate::{
 /// change the game made since the last tick and the plugin has not yet seen (a destination set
 /// again to the same point) is restored as seen.
 ///
+/// For a save written whole to a file and read back whole, [`into_bytes`](Self::into_bytes)
+/// and [`from_vec`](Self::from_vec) give the same bytes as [`to_bytes`](Self::to_bytes) and
+/// [`from_bytes`](Self::from_bytes) without copying the agents into new memory (at 100,000
+/// agents, a save in 12-16 ms and a load in 15-18 ms; BENCHMARKS.md).
+///
 /// ```
 /// # use bevy::prelude::*;
 /// # use bevy_flock_plugin::prelude::*;
