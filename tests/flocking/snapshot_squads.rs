@@ -276,3 +276,23 @@ fn a_squad_without_an_id_is_refused_and_a_missing_one_changes_nothing() {
         "a failed restore changed the world"
     );
 }
+
+#[test]
+fn a_save_whose_orders_were_changed_is_refused() {
+    let mut app = squads_on_a_small_map();
+    run_ticks(&mut app, 5);
+    let bytes = take(&mut app).to_bytes();
+    assert!(
+        FlockSnapshot::from_bytes(&bytes).is_ok(),
+        "the save as written"
+    );
+    // The orders (the terrain, the planner's tables) end the bytes, before their digest (at
+    // most ten bytes); a byte changed there could decode into tables that break the planner.
+    for back in [11, 100, 1_000, 5_000] {
+        let mut changed = bytes.clone();
+        let k = bytes.len() - back;
+        changed[k] ^= 0x10;
+        let err = FlockSnapshot::from_bytes(&changed).unwrap_err();
+        assert!(matches!(err, SnapshotError::Malformed(_)), "{back}: {err}");
+    }
+}

@@ -104,6 +104,10 @@ pub struct FlockSnapshot {
     /// The orders ([`routes::Routes`]: destinations, paths, formations, the terrain and its
     /// planner) in postcard's format.
     routes: Vec<u8>,
+    /// [`digest`] of the orders' bytes. Every agent's bytes are checked whole, but the orders
+    /// hold the planner's own tables, which only their maker can tell whole: a save changed
+    /// on disk would decode into tables that break the planner later, so it is refused here.
+    routes_digest: u64,
     /// Whether the agents' bytes are known whole ([`check`](Self::check)ed, or written by
     /// [`take`](Self::take)); one built through serde is checked when restored.
     #[serde(skip)]
@@ -136,6 +140,15 @@ impl fmt::Debug for FlockSnapshot {
 /// The bytes that open [`FlockSnapshot::to_bytes`]'s output.
 const MAGIC: [u8; 4] = *b"FLKS";
 
+/// FNV-1a (Fowler, Noll and Vo), 64 bits, of `bytes`: any one byte changed always changes it
+/// (each step is a bijection), and more than one almost always. Not proof against bytes made
+/// to pass on purpose.
+fn digest(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
 /// Where the parts of [`FlockSnapshot::to_bytes`]' output are, read as the derived
 /// `Deserialize` reads them, but for the agents' and orders' bytes, which are found rather
 /// than read a byte at a time through serde.
@@ -145,6 +158,7 @@ struct Layout {
     len: u64,
     agents: core::ops::Range<usize>,
     routes: core::ops::Range<usize>,
+    routes_digest: u64,
 }
 
 impl Layout {
@@ -167,6 +181,7 @@ impl Layout {
         let agents = at(&reader) - agents.len()..at(&reader);
         let routes = reader.bytes().ok_or_else(|| cut("orders"))?;
         let routes = at(&reader) - routes.len()..at(&reader);
+        let routes_digest = reader.u64().ok_or_else(|| cut("orders' digest"))?;
         if !reader.rest().is_empty() {
             return Err(malformed(format!(
                 "{} bytes follow its orders",
@@ -179,6 +194,7 @@ impl Layout {
             len,
             agents,
             routes,
+            routes_digest,
         })
     }
 
@@ -191,6 +207,7 @@ impl Layout {
             len: self.len,
             agents,
             routes: bytes[self.routes.clone()].to_vec(),
+            routes_digest: self.routes_digest,
             checked: false,
         }
     }
@@ -240,6 +257,11 @@ impl FlockSnapshot {
                 )));
             }
         }
+        if digest(&self.routes) != self.routes_digest {
+            return Err(SnapshotError::Malformed(
+                "its orders do not match their digest: the bytes were changed".into(),
+            ));
+        }
         self.routes().map(|_| ())
     }
 
@@ -273,10 +295,10 @@ impl FlockSnapshot {
     /// The snapshot as bytes: `FLKS`, then the snapshot in postcard's format: its version,
     /// the tick count, the number of agents and the number of bytes they take (varints), then
     /// the agents (integers as varints, floats as their four bytes, little-endian), then the
-    /// number of bytes the orders take and the orders. About 45 to 100 bytes an agent
-    /// (BENCHMARKS.md says what each holds).
+    /// number of bytes the orders take, the orders, and their digest (a varint). About 45 to
+    /// 100 bytes an agent (BENCHMARKS.md says what each holds).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let size = MAGIC.len() + 40 + self.agents.len() + self.routes.len();
+        let size = MAGIC.len() + 50 + self.agents.len() + self.routes.len();
         let mut bytes = Vec::with_capacity(size);
         bytes.extend_from_slice(&MAGIC);
         // What the derived `Serialize` writes, with the agents' bytes copied whole rather
@@ -288,7 +310,7 @@ impl FlockSnapshot {
         let mut bytes =
             postcard::to_extend(&self.routes.len(), bytes).expect("a length always serialises");
         bytes.extend_from_slice(&self.routes);
-        bytes
+        postcard::to_extend(&self.routes_digest, bytes).expect("a digest always serialises")
     }
 
     /// [`to_bytes`](Self::to_bytes), in the snapshot's own memory: the agents' bytes are moved
@@ -300,12 +322,12 @@ impl FlockSnapshot {
         let head = postcard::to_extend(&header, MAGIC.to_vec())
             .expect("a snapshot always serialises: a Vec grows as needed");
         let mut bytes = self.agents;
-        bytes.reserve_exact(head.len() + 10 + self.routes.len());
+        bytes.reserve_exact(head.len() + 20 + self.routes.len());
         bytes.splice(0..0, head);
         let mut bytes =
             postcard::to_extend(&self.routes.len(), bytes).expect("a length always serialises");
         bytes.extend_from_slice(&self.routes);
-        bytes
+        postcard::to_extend(&self.routes_digest, bytes).expect("a digest always serialises")
     }
 
     /// Reads [`to_bytes`](Self::to_bytes)' output, checking every agent. Fails with
@@ -369,12 +391,14 @@ mod tests {
             let record = AgentRecord::new(id, &state, target, flock_core::Space::Volume);
             agents = postcard::to_extend(&record, agents).expect("serialises");
         }
+        let routes = postcard::to_allocvec(&routes::Routes::default()).expect("serialises");
         let snapshot = FlockSnapshot {
             version: FlockSnapshot::FORMAT_VERSION,
             tick: 12_345,
             len: 3,
             agents,
-            routes: postcard::to_allocvec(&routes::Routes::default()).expect("serialises"),
+            routes: routes.clone(),
+            routes_digest: digest(&routes),
             checked: true,
         };
         let derived = postcard::to_allocvec(&snapshot).expect("serialises");

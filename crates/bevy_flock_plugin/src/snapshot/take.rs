@@ -60,6 +60,7 @@ impl FlockSnapshot {
             tick,
             len: order.agents.len() as u64,
             agents,
+            routes_digest: super::digest(&routes),
             routes,
             checked: true,
         })
