@@ -3,7 +3,21 @@
 //! serde's dispatch for each field: a snapshot reads its agents two or three times (to check
 //! them, for their ids, to write them), so each read counts.
 
+use serde::de::DeserializeOwned;
+
+use super::error::SnapshotError;
 use super::record::{AgentRecord, TargetRecord};
+
+/// The value `bytes` hold, whole, in postcard's format (through serde: the parts of a snapshot
+/// read once, not an agent at a time); `what` names it in the error.
+pub(super) fn whole<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, SnapshotError> {
+    let malformed = |why: String| SnapshotError::Malformed(format!("its {what}: {why}"));
+    match postcard::take_from_bytes(bytes) {
+        Ok((value, [])) => Ok(value),
+        Ok((_, rest)) => Err(malformed(format!("{} bytes follow", rest.len()))),
+        Err(error) => Err(malformed(error.to_string())),
+    }
+}
 
 /// The bytes still to read.
 pub(super) struct Reader<'a> {

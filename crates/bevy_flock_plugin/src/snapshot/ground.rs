@@ -6,6 +6,8 @@ use bevy::prelude::*;
 #[cfg(feature = "pathfinding")]
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "pathfinding")]
+use super::codec::whole;
 use super::error::SnapshotError;
 use super::units::Units;
 #[cfg(feature = "pathfinding")]
@@ -77,11 +79,7 @@ pub(super) fn prepare(
         return Ok(PreparedGround(None));
     }
     let malformed = |why: &str| SnapshotError::Malformed(format!("its ground: {why}"));
-    let saved: SavedGround = match postcard::take_from_bytes(bytes) {
-        Ok((saved, [])) => saved,
-        Ok(_) => return Err(malformed("bytes follow it")),
-        Err(error) => return Err(malformed(&error.to_string())),
-    };
+    let saved: SavedGround = whole(bytes, "ground")?;
     if saved.terrain.as_ref().is_some_and(|t| !t.is_consistent()) {
         return Err(malformed("its tiles do not fill its size"));
     }

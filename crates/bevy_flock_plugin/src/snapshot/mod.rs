@@ -267,7 +267,7 @@ impl FlockSnapshot {
 
     /// The orders, read from their bytes.
     fn routes(&self) -> Result<routes::Routes, SnapshotError> {
-        routes::Routes::read(&self.routes)
+        codec::whole(&self.routes, "orders")
     }
 
     /// [`check`](Self::check), where not already known to pass.

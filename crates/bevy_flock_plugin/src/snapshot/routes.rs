@@ -49,18 +49,6 @@ struct SavedFormation {
 }
 
 impl Routes {
-    /// The orders in `bytes`, postcard's format.
-    pub(super) fn read(bytes: &[u8]) -> Result<Self, SnapshotError> {
-        match postcard::take_from_bytes(bytes) {
-            Ok((routes, [])) => Ok(routes),
-            Ok((_, rest)) => Err(SnapshotError::Malformed(format!(
-                "{} bytes follow its orders",
-                rest.len()
-            ))),
-            Err(error) => Err(SnapshotError::Malformed(format!("its orders: {error}"))),
-        }
-    }
-
     /// The orders of `world`'s `units` (read from those that carry one, not every unit).
     pub(super) fn take(world: &mut World, units: &Units) -> Self {
         let mut carrying =
