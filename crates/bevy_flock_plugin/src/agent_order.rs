@@ -1,6 +1,7 @@
 //! The order in which the agents go into the kernel: by their [`AgentId`]s where every agent
 //! carries one, else the order a query visits their tables.
 
+use bevy::ecs::query::{IterQueryData, QueryFilter, QueryItem, ROQueryItem};
 use bevy::prelude::*;
 
 use crate::AgentId;
@@ -78,9 +79,29 @@ pub(crate) fn ids_first(a: Option<u64>, b: Option<u64>) -> core::cmp::Ordering {
     }
 }
 
+/// Runs `each` on every item of `query` in [`ids_first`] order, `key` reading an item's
+/// entity and id: in the query's own order where that is already the one (the usual case),
+/// else item by item in that order.
+pub(crate) fn for_each_by_id<'s, D: IterQueryData, F: QueryFilter>(
+    query: &mut Query<'_, 's, D, F>,
+    key: impl Fn(ROQueryItem<'_, 's, D>) -> (Entity, Option<u64>),
+    mut each: impl FnMut(QueryItem<'_, 's, D>),
+) {
+    match reordered_by_id(|| query.iter().map(&key)) {
+        None => query.iter_mut().for_each(each),
+        Some(order) => {
+            for entity in order {
+                if let Ok(item) = query.get_mut(entity) {
+                    each(item);
+                }
+            }
+        }
+    }
+}
+
 /// The entities a query visits (each with its id, if any) in [`ids_first`] order, or `None`
 /// where it already visits them so (the usual case), which is then checked without a copy.
-pub(crate) fn reordered_by_id<I>(visit: impl Fn() -> I) -> Option<Vec<Entity>>
+fn reordered_by_id<I>(visit: impl Fn() -> I) -> Option<Vec<Entity>>
 where
     I: Iterator<Item = (Entity, Option<u64>)>,
 {

@@ -13,7 +13,7 @@ use bevy::prelude::*;
 pub use combat::{Combatant, PotentialField, SUPPORT_MARGIN, UNARMED_MARGIN};
 
 use crate::Perception;
-use crate::agent_order::{ids_first, reordered_by_id};
+use crate::agent_order::{for_each_by_id, ids_first};
 use crate::components::{AgentId, Flock, FlockMembers};
 use crate::destination::{Destination, PathStatus, Planned, PlannedPath};
 use crate::schedule::{FlockingSchedule, Step};
@@ -150,7 +150,7 @@ fn assign_formation_places(
     let change = ground.changes(&mut progress.formations_saw);
     let waiting = &mut progress.waiting;
     waiting.retain(|&squad| squads.contains(squad));
-    let mut send = |squad: QueryItem<Squad>| {
+    let send = |squad: QueryItem<Squad>| {
         let (squad, destination, members, perception, formation, _) = squad;
         let goal = destination.0;
         let spacing = (perception.separation_radius * PLACE_SPACING).max(f32::EPSILON);
@@ -203,17 +203,7 @@ fn assign_formation_places(
             }
         }
     };
-    let visit = || squads.iter().map(|squad| (squad.0, squad.5.map(|id| id.0)));
-    match reordered_by_id(visit) {
-        None => squads.iter_mut().for_each(&mut send),
-        Some(order) => {
-            for squad in order {
-                if let Ok(squad) = squads.get_mut(squad) {
-                    send(squad);
-                }
-            }
-        }
-    }
+    for_each_by_id(&mut squads, |squad| (squad.0, squad.5.map(|id| id.0)), send);
 }
 
 /// Gives the `members` nearest `goal` the first of `places` (the furthest in), in turn, as

@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use super::combat::Combatant;
 use super::ground::{Ground, GroundChange};
 use super::progress::{Changes, SquadProgress};
-use crate::agent_order::{reordered_by_id, sort_ids_first};
+use crate::agent_order::{for_each_by_id, sort_ids_first};
 use crate::components::{Agent, AgentId, Flock, InFlock, Target};
 use crate::destination::{Destination, PathNotFound, PathStatus, Planned, PlannedPath};
 use crate::diagnostics::Reporter;
@@ -83,7 +83,7 @@ pub(super) fn follow_paths(
     let fighters: Vec<(Entity, Combatant, Vec3)> = (fighters.into_iter())
         .map(|(e, c, at, _)| (e, c, at))
         .collect();
-    let mut follow = |agent: QueryItem<Following>| {
+    let follow = |agent: QueryItem<Following>| {
         let (entity, transform, destination, mut path, mut target, unit, flock, _) = agent;
         let position = transform.translation;
         // A destination set again (by game code, not with a path of the squad's) counts as new.
@@ -126,17 +126,11 @@ pub(super) fn follow_paths(
         };
         target.set_if_neq(wanted);
     };
-    let visit = || agents.iter().map(|agent| (agent.0, agent.7.map(|id| id.0)));
-    match reordered_by_id(visit) {
-        None => agents.iter_mut().for_each(&mut follow),
-        Some(order) => {
-            for entity in order {
-                if let Ok(agent) = agents.get_mut(entity) {
-                    follow(agent);
-                }
-            }
-        }
-    }
+    for_each_by_id(
+        &mut agents,
+        |agent| (agent.0, agent.7.map(|id| id.0)),
+        follow,
+    );
 }
 
 /// An agent's order to plan for: who, from where, to where, and whether the destination is
