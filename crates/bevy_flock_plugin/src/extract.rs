@@ -8,7 +8,7 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use flock_core::{AgentInput, Correction, NewAgent, ParamsId, Space, Value};
 
-use crate::agent_order::{AgentOrder, ids_first};
+use crate::agent_order::{AgentOrder, sort_ids_first};
 use crate::diagnostics::Reporter;
 use crate::executor::TaskPoolExecutor;
 use crate::simulation::{FlockEntry, FlockSimulation};
@@ -29,7 +29,7 @@ type FlockData = (
 
 /// Starts the tick's copy: the crowd cleared and set up from the [`FlockingConfig`], and every
 /// flock's tuning sanitised (reported once) and added as a parameter set, once per flock.
-/// Flocks are numbered in [`ids_first`] order: a flock's number (which the checksum covers)
+/// Flocks are numbered in [`ids_first`](crate::agent_order::ids_first) order: a flock's number (which the checksum covers)
 /// then hangs on its [`AgentId`], not on the order Bevy stores the flocks in.
 pub(crate) fn extract_flocks(
     mut sim: ResMut<FlockSimulation>,
@@ -51,7 +51,7 @@ pub(crate) fn extract_flocks(
         focus.unwrap_or_default(),
     );
     let mut in_order: Vec<_> = flocks.iter().collect();
-    in_order.sort_by(|a, b| ids_first(a.1.map(|id| id.0), b.1.map(|id| id.0)));
+    sort_ids_first(&mut in_order, |flock| flock.1.map(|id| id.0));
     for (number, (entity, _, weights, limits, perception, boundary)) in
         in_order.into_iter().enumerate()
     {
