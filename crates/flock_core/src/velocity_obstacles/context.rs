@@ -14,6 +14,7 @@ use crate::space::Space;
 use crate::tuning::{Prepared, VelocityObstacles};
 
 use super::encounters::EncounterColumns;
+use super::headway::Seen;
 use super::{planar, volume};
 
 /// The crowd as the velocity-obstacle step reads it.
@@ -107,6 +108,8 @@ pub(super) struct Scratch {
     pub(super) program_spaces: Vec<volume::HalfSpace>,
     pub(super) projected_lines: Vec<planar::HalfPlane>,
     pub(super) projected_spaces: Vec<volume::HalfSpace>,
+    /// The encounters of the agent being prepared, where it keeps a time gap.
+    pub(super) seen: Seen,
 }
 
 /// An agent of a batch whose encounters are built, waiting for their half-spaces.

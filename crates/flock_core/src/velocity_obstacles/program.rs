@@ -85,14 +85,17 @@ impl VelocityInputs<'_> {
             .limits(index, &prepared.params.limits)
             .max_speed;
         let preferred = self.given_way(agent, prepared, (preferred, max_speed), &scratch.near);
-        let mut headway = self.headway(agent, preferred, &own, tick);
         let dt = tick.dt;
         let Scratch {
             near,
             encounters,
             bounds,
+            seen,
             ..
         } = scratch;
+        let body = (agent.body.position, agent.body.velocity);
+        let gap = (own.time_gap, tick.overtaking);
+        let mut headway = Headway::new(preferred, body, gap, self.space, seen);
         let first_bound = bounds.len();
         if let Some(round) = round {
             bounds.extend(near.iter().filter_map(|near| {
@@ -133,13 +136,6 @@ impl VelocityInputs<'_> {
             bounds: first_bound..scratch.bounds.len(),
         });
         (preferred, false)
-    }
-
-    /// The headway `agent` keeps, preferring `preferred`, as its perception `own` asks.
-    #[inline(always)]
-    fn headway(&self, agent: &Gathered, preferred: Vec3, own: &Perception, tick: &Tick) -> Headway {
-        let body = (agent.body.position, agent.body.velocity);
-        Headway::new(preferred, body, own.time_gap, self.space, tick.overtaking)
     }
 
     /// The velocity of the `pending` agent, its half-spaces computed, and whether it may end
