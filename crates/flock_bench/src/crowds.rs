@@ -71,6 +71,9 @@ pub struct CrowdRow {
     deepest: f32,
     /// Seconds until every agent arrived, or how many had when time ran out.
     arrived: Result<f32, usize>,
+    /// The longest an agent stayed within its body's radius of one spot short of its goal,
+    /// in seconds: how near any came to freezing.
+    longest_stay: f32,
     /// Mean over agents of the path walked over the straight line to the goal.
     detour: f32,
     tick: Duration,
@@ -233,6 +236,7 @@ fn run(scenario: &Scenario, mode: Mode, most_seconds: f32) -> CrowdRow {
     let mut arrived = Err(0);
     let ticks = (most_seconds / DT) as usize;
     let (mut crowd, mut measured) = (new_crowd(scenario), new_crowd(scenario));
+    let mut stays = Stays::new(&positions);
     for tick in 1..=ticks {
         let started = Instant::now();
         refill(&mut crowd, scenario, mode, &positions, &velocities);
@@ -265,6 +269,7 @@ fn run(scenario: &Scenario, mode: Mode, most_seconds: f32) -> CrowdRow {
             .zip(&scenario.goals)
             .filter(|(p, g)| p.distance(**g) <= REACHED)
             .count();
+        stays.update(tick, &positions, &scenario.goals);
         arrived = Err(home);
         if home == n {
             arrived = Ok(tick as f32 * DT);
@@ -291,8 +296,37 @@ fn run(scenario: &Scenario, mode: Mode, most_seconds: f32) -> CrowdRow {
         most_overlapping,
         deepest,
         arrived,
+        longest_stay: stays.longest as f32 * DT,
         detour,
         tick: times[times.len() / 2],
+    }
+}
+
+/// Where each agent last moved off to, and when: an agent that has not gone a body's radius
+/// from that spot has stayed there since (one at its goal is moving on, not staying).
+struct Stays {
+    spots: Vec<(Vec3, usize)>,
+    /// The longest stay seen, in ticks.
+    longest: usize,
+}
+
+impl Stays {
+    fn new(starts: &[Vec3]) -> Self {
+        Self {
+            spots: starts.iter().map(|&start| (start, 0)).collect(),
+            longest: 0,
+        }
+    }
+
+    /// Takes in the agents at `positions` after `tick`, heading for `goals`.
+    fn update(&mut self, tick: usize, positions: &[Vec3], goals: &[Vec3]) {
+        for ((spot, since), (&p, &goal)) in self.spots.iter_mut().zip(positions.iter().zip(goals)) {
+            if p.distance(goal) <= REACHED || p.distance(*spot) > DIAMETER / 2.0 {
+                (*spot, *since) = (p, tick);
+            } else {
+                self.longest = self.longest.max(tick - *since);
+            }
+        }
     }
 }
 
@@ -302,14 +336,16 @@ pub struct CrowdReport {
     rows: Vec<CrowdRow>,
     /// The 1,000-agent circle with `Reciprocal`, starts moved by seeds 1, 2, ...
     moved: Vec<CrowdRow>,
-    /// The dense crowd with `Reciprocal`, goals shifted by each of [`DENSE_SHIFTS`].
+    /// The dense crowd with `Reciprocal` and with the time gap, goals shifted by each of
+    /// [`DENSE_SHIFTS`].
     shifted: Vec<CrowdRow>,
     costs: Vec<CostRow>,
 }
 
 /// The seconds the dense crowd may take: long enough to tell a crowd that is slow to untie
-/// its last knot from one that never does.
-const DENSE_SECONDS: f32 = 240.0;
+/// its last knot from one that never does, and for the recipe's time gap, which walks this
+/// crowd as slowly as people walk at its density, to bring it home.
+const DENSE_SECONDS: f32 = 600.0;
 
 /// Runs every scenario in every mode, the big circle with its starts moved, the dense crowd
 /// with its goals shifted, and the cost rows.
@@ -337,9 +373,11 @@ pub fn measure(ticks: usize, rounds: usize) -> CrowdReport {
             row
         })
         .collect();
-    let shifted = (DENSE_SHIFTS.iter())
-        .map(|&shift| {
-            let row = run(&dense(20, shift), Mode::Reciprocal, DENSE_SECONDS);
+    let shifted = [Mode::Reciprocal, Mode::TimeGap]
+        .into_iter()
+        .flat_map(|mode| DENSE_SHIFTS.iter().map(move |&shift| (mode, shift)))
+        .map(|(mode, shift)| {
+            let row = run(&dense(20, shift), mode, DENSE_SECONDS);
             println!("dense crowd, goals shifted by {shift}: {}", row.line());
             row
         })
@@ -369,13 +407,14 @@ impl CrowdRow {
         )
     }
 
-    /// The cells after the scenario: overlaps, arrival, path and tick.
+    /// The cells after the scenario: overlaps, arrival, the longest stay, path and tick.
     fn outcome_cells(&self) -> String {
         format!(
-            "{} | {:.3} | {} | {:.2} | {:.3}",
+            "{} | {:.3} | {} | {:.1} | {:.2} | {:.3}",
             self.most_overlapping,
             self.deepest,
             self.arrived_cell(),
+            self.longest_stay,
             self.detour,
             ms(self.tick),
         )
@@ -407,14 +446,16 @@ pub fn section(report: &CrowdReport, ticks: usize, rounds: usize) -> String {
          nearest neighbours, the walls as its obstacles, and the preferred velocity reached at \
          once. \"Overlapping\" is the most pairs of bodies overlapping at once and the deepest \
          overlap as a share of the radius; \"arrived\" the seconds until every agent was within \
-         {REACHED} of its goal; \"path\" the mean walked path over the straight line; the tick \
-         the median of the simulation's ticks (kernel step or dodgy's velocities and the moves).\n",
+         {REACHED} of its goal; \"longest in one spot\" the longest any agent stayed within \
+         its body's radius of one spot short of its goal (how near any came to freezing); \
+         \"path\" the mean walked path over the straight line; the tick the median of the \
+         simulation's ticks (kernel step or dodgy's velocities and the moves).\n",
         (1.0 / DT) as u32,
         TIME_GAP = FlockTuning::pedestrian().perception.time_gap,
     );
     let _ = writeln!(
         out,
-        "| scenario | agents | mode | most overlapping | deepest overlap / radius | arrived (s) | path / straight line | tick ms |\n|---|---:|---|---:|---:|---|---:|---:|"
+        "| scenario | agents | mode | most overlapping | deepest overlap / radius | arrived (s) | longest in one spot (s) | path / straight line | tick ms |\n|---|---:|---|---:|---:|---|---:|---:|---:|"
     );
     for row in rows {
         let _ = writeln!(out, "{}", row.line());
@@ -424,8 +465,8 @@ pub fn section(report: &CrowdReport, ticks: usize, rounds: usize) -> String {
         "\nThe 1,000-agent circle swap with `Reciprocal` again, each start moved by a seeded \
          draw of up to {MOVED_BY} along each axis (seed 0: the table's run, unmoved), since in a \
          crowd this dense one run's deepest overlap hangs on the starts' last bits.\n\n\
-         | starts moved by seed | most overlapping | deepest overlap / radius | arrived (s) | path / straight line | tick ms |\n\
-         |---:|---:|---:|---|---:|---:|"
+         | starts moved by seed | most overlapping | deepest overlap / radius | arrived (s) | longest in one spot (s) | path / straight line | tick ms |\n\
+         |---:|---:|---:|---|---:|---:|---:|"
     );
     let unmoved = rows
         .iter()
@@ -435,17 +476,28 @@ pub fn section(report: &CrowdReport, ticks: usize, rounds: usize) -> String {
     }
     let _ = writeln!(
         out,
-        "\nThe dense crowd with `Reciprocal` again, each agent sent to the place \
-         `200 + shift` along instead of `200 + {DENSE_SHIFT}` (the table's run), since which of \
-         the last agents meet in a knot among those already home hangs on the places.\n\n\
-         | goals shifted by | most overlapping | deepest overlap / radius | arrived (s) | path / straight line | tick ms |\n\
-         |---:|---:|---:|---|---:|---:|"
+        "\nThe dense crowd with `Reciprocal` and with the recipe's time gap again, each agent \
+         sent to the place `200 + shift` along instead of `200 + {DENSE_SHIFT}` (the table's \
+         run), since which of the last agents meet in a knot among those already home hangs on \
+         the places.\n\n\
+         | mode | goals shifted by | most overlapping | deepest overlap / radius | arrived (s) | longest in one spot (s) | path / straight line | tick ms |\n\
+         |---|---:|---:|---:|---|---:|---:|---:|"
     );
-    let table_run =
-        (rows.iter()).find(|r| r.scenario == "dense crowd to goals" && r.mode == Mode::Reciprocal);
-    let shifts = std::iter::once(DENSE_SHIFT).chain(DENSE_SHIFTS);
-    for (shift, row) in shifts.zip(table_run.into_iter().chain(shifted)) {
-        let _ = writeln!(out, "| {shift} | {} |", row.outcome_cells());
+    let mut shifted = shifted.iter();
+    for mode in [Mode::Reciprocal, Mode::TimeGap] {
+        let table_run = (rows.iter())
+            .find(|r| r.scenario == "dense crowd to goals" && r.mode == mode)
+            .into_iter();
+        let shifts = std::iter::once(DENSE_SHIFT).chain(DENSE_SHIFTS);
+        let runs = table_run.chain(shifted.by_ref().take(DENSE_SHIFTS.len()));
+        for (shift, row) in shifts.zip(runs) {
+            let _ = writeln!(
+                out,
+                "| {} | {shift} | {} |",
+                mode.name(),
+                row.outcome_cells()
+            );
+        }
     }
     out.push_str(&cost_table(costs, ticks, rounds));
     out
