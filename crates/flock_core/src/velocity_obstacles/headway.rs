@@ -126,9 +126,8 @@ pub(super) struct Headway<'a> {
 
 /// An agent's encounters, a column per coordinate: kept in the step's scratch space and
 /// reused from agent to agent, since only the first `len` are ever read (lanes past them in
-/// the last group of a measure are masked off). Made anew for each agent, inside the headway,
-/// it was zeroed and moved with it for every agent in every mode: 1.6-2% of the plugin's tick
-/// at 10,000 agents.
+/// the last group of a measure are masked off), rather than made, zeroed and moved with the
+/// headway for every agent in every mode.
 pub(super) struct Seen {
     len: usize,
     offsets: [[f32; SEEN]; 3],
