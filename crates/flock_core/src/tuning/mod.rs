@@ -321,7 +321,7 @@ pub struct Perception {
     /// as slowly as people do at its density: in BENCHMARKS.md's dense crowd to goals (400
     /// units 0.7 m across, a metre apart, each sent to another's place) everyone is home in
     /// 415-527 s with a gap of 0.6 s, against 87-187 s with none, over six assignments of
-    /// places, and no unit stays in one spot longer than 52 s; keep it at 0 where such a crowd
+    /// places, and no unit stays in one spot longer than 52.1 s; keep it at 0 where such a crowd
     /// must clear quickly.
     pub time_gap: f32,
     /// How much the agent keeps its way in velocity-obstacle avoidance: of two agents that
