@@ -300,6 +300,16 @@
 //! a potential summed over every wall tile, squad-mate and enemy (BENCHMARKS.md compares the
 //! cost as maps grow).
 //!
+//! With the `navmesh` feature, add `NavMeshPlugin` and insert a `NavMesh`, built from the
+//! outline of the walkable ground and the obstacles inside it (grown by the agents' radius for
+//! clearance): destinations are then planned across the mesh instead of the tiles, as
+//! shortest paths that bend only at obstacles' corners (Polyanya, Cui, Harabor and Grastien
+//! 2017), at most `NavMeshPlanner::paths_per_tick` a tick (8 by default). Replace the mesh
+//! when the ground changes and every path is planned again. The mesh plans the way; give its
+//! obstacles to the crowd too (as [`Obstacle`]s or the terrain's walls), which keeps the
+//! bodies off them. `tools/navmesh-crates` measures why the plugin plans with `polyanya`
+//! rather than `landmass`.
+//!
 //! # Presets and the inspector
 //!
 //! With the `presets` feature, add `FlockPresetsPlugin` and give a flock
@@ -328,6 +338,7 @@
 //! | `bevy_egui` | `bevy_flock::inspector`: an in-game panel to pick a flock, tune it live, apply and save presets, and plot its metrics |
 //! | `presets` | `FlockPresetsPlugin`: flock tunings as `*.preset.ron` assets, applied through `UsePreset` and again when the file changes (hot reload with Bevy's `file_watcher`); six ship in `assets/presets/` |
 //! | `pathfinding` | `TerrainPlugin` and `Terrain`: tile maps whose walls agents avoid, and A* paths across them for `SquadsPlugin`'s destinations |
+//! | `navmesh` | `NavMeshPlugin` and `NavMesh`: navigation meshes and the shortest paths across them for `SquadsPlugin`'s destinations (implies `pathfinding`) |
 //! | `examples` | the render stack for the windowed examples (not needed by games) |
 //!
 //! # FAQ

@@ -13,6 +13,7 @@ mod hostile;
 mod lab;
 mod lab_reference;
 mod lockstep;
+mod navmesh;
 mod obstacles;
 mod planning;
 mod planning_big_maps;

@@ -15,6 +15,8 @@ mod extract;
 mod flow;
 #[cfg(feature = "bevy_gizmos")]
 mod gizmos;
+#[cfg(feature = "navmesh")]
+mod navmesh;
 mod obstacles;
 mod plugin;
 #[cfg(feature = "presets")]
@@ -44,6 +46,8 @@ pub use diagnostics::{FlockDiagnosticsPlugin, FlockMetrics, InputCorrected, Repo
 pub use flow::{FlowField, FlowFieldsPlugin};
 #[cfg(feature = "bevy_gizmos")]
 pub use gizmos::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
+#[cfg(feature = "navmesh")]
+pub use navmesh::{NavMesh, NavMeshError, NavMeshPlanner, NavMeshPlugin};
 pub use obstacles::BuiltInObstaclesPlugin;
 pub use plugin::{FlockingPlugin, FlockingPlugins};
 #[cfg(feature = "presets")]
@@ -80,6 +84,8 @@ pub mod prelude {
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
     #[cfg(feature = "presets")]
     pub use crate::{FlockPreset, FlockPresetsPlugin, UsePreset};
+    #[cfg(feature = "navmesh")]
+    pub use crate::{NavMesh, NavMeshPlugin};
     #[cfg(feature = "pathfinding")]
     pub use crate::{Terrain, TerrainPlugin};
 }

@@ -66,6 +66,7 @@ mod harness;
 mod kernel_cases;
 mod lab;
 mod lockstep;
+mod navmesh;
 mod options;
 mod pedestrian_plots;
 mod pedestrians;
@@ -138,6 +139,10 @@ fn run_section_alone(options: &Options) -> bool {
         Some("banded") => {
             let row = banded::measure();
             println!("{}", banded::section(&row));
+        }
+        Some("navmesh") => {
+            let (sent, following) = navmesh::measure(ticks);
+            println!("\n{}", navmesh::section(&sent, &following, ticks));
         }
         Some("planning-queue") => {
             let queue = planning_queue::measure(ticks);
@@ -294,6 +299,7 @@ fn write_report(rows: &[Row], options: &Options) {
     print_lines(serpentines.iter().map(|r| r.line()));
     let queue_rows = planning_queue::measure(ticks);
     let banded_row = banded::measure();
+    let (sent_at_once, following) = navmesh::measure(ticks);
     let crowd_report = crowds::measure(ticks, rounds);
     let pedestrian_reports = pedestrians::measure();
     let lockstep_rows = lockstep::measure(ticks, rounds, &lockstep::LOCKSTEP_AGENTS);
@@ -308,7 +314,8 @@ fn write_report(rows: &[Row], options: &Options) {
         squads::section(&squads_rows, ticks, rounds),
         planning::section(&planning_rows, &serpentines)
             + &planning_queue::section(&queue_rows, ticks)
-            + &banded::section(&banded_row),
+            + &banded::section(&banded_row)
+            + &navmesh::section(&sent_at_once, &following, ticks),
         crowds::section(&crowd_report, ticks, rounds),
         pedestrians::section(&pedestrian_reports),
         lockstep::section(&lockstep_rows, ticks, rounds)

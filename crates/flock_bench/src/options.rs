@@ -22,8 +22,8 @@ Options:
     --only METHOD         one method of the sweep: plugin, plugin-default-pool, bevy-update,
                           kernel, kernel-portable, kd-tree, kiddo, brute
     --only SECTION        one section alone, printed: avoidance, lab, detail, clumped,
-                          squads, planning, planning-queue, banded, crowds, crowd-cost,
-                          pedestrians, lockstep, snapshots
+                          squads, planning, planning-queue, banded, navmesh, crowds,
+                          crowd-cost, pedestrians, lockstep, snapshots
     --agents N            one crowd size (the sweep; squads: 64, 256 or 1024 units;
                           crowd-cost, lockstep, snapshots: N agents)
     --space 3d|2d         one space

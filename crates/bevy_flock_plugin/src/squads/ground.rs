@@ -7,6 +7,8 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use crate::destination::Planned;
+#[cfg(feature = "navmesh")]
+use crate::navmesh::{NavMesh, NavMeshPlanner};
 #[cfg(feature = "pathfinding")]
 use crate::terrain::{PathPlanner, Terrain};
 
@@ -42,10 +44,15 @@ pub(crate) type SeenGround = Option<crate::terrain::TerrainRevision>;
 #[cfg(not(feature = "pathfinding"))]
 pub(crate) type SeenGround = ();
 
-/// The ground squads move over: the `Terrain` (with the `pathfinding` feature, when one is
-/// inserted and valid), else open ground, where every straight line is clear.
+/// The ground squads move over: the `NavMesh` (with the `navmesh` feature, when one is
+/// inserted), else the `Terrain` (with the `pathfinding` feature, when one is inserted and
+/// valid), else open ground, where every straight line is clear.
 #[derive(SystemParam)]
 pub(crate) struct Ground<'w> {
+    #[cfg(feature = "navmesh")]
+    navmesh: Option<Res<'w, NavMesh>>,
+    #[cfg(feature = "navmesh")]
+    mesh_planner: Option<ResMut<'w, NavMeshPlanner>>,
     #[cfg(feature = "pathfinding")]
     terrain: Option<Res<'w, Terrain>>,
     #[cfg(feature = "pathfinding")]
@@ -61,8 +68,19 @@ impl Ground<'_> {
         self.terrain.as_deref().filter(|t| t.is_valid())
     }
 
-    /// What changed since the ground `seen` last, which becomes the ground as it is.
+    /// What changed since the ground `seen` last, which becomes the ground as it is. A
+    /// navmesh counts as changed when it was replaced since the system last ran.
     pub(crate) fn changes(&self, seen: &mut SeenGround) -> GroundChange {
+        #[cfg(feature = "navmesh")]
+        if let Some(mesh) = &self.navmesh {
+            // The terrain is not walked while a navmesh is: seen afresh once the mesh goes.
+            *seen = None;
+            return if mesh.is_changed() {
+                GroundChange::All
+            } else {
+                GroundChange::None
+            };
+        }
         let Some(terrain) = self.terrain() else {
             return if seen.take().is_some() {
                 GroundChange::All
@@ -82,6 +100,10 @@ impl Ground<'_> {
 
     /// Whether the planner holds a request of `who`'s, or its answer.
     pub(crate) fn has_request(&self, who: Entity) -> bool {
+        #[cfg(feature = "navmesh")]
+        if self.navmesh.is_some() {
+            return (self.mesh_planner.as_ref()).is_some_and(|p| p.has_request(who));
+        }
         self.planner.as_ref().is_some_and(|p| p.has_request(who))
     }
 
@@ -94,17 +116,29 @@ impl Ground<'_> {
 
     /// Whether `point` is walkable.
     pub(crate) fn is_walkable_at(&self, point: Vec3) -> bool {
+        #[cfg(feature = "navmesh")]
+        if let Some(mesh) = &self.navmesh {
+            return mesh.is_walkable_at(point);
+        }
         self.terrain().is_none_or(|t| t.is_walkable_at(point))
     }
 
     /// Whether a unit goes straight from `a` to `b` with room to spare (see
     /// [`Terrain::is_clear_line`]).
     pub(crate) fn is_clear_line(&self, a: Vec3, b: Vec3) -> bool {
+        #[cfg(feature = "navmesh")]
+        if let Some(mesh) = &self.navmesh {
+            return mesh.is_clear_line(a, b);
+        }
         self.terrain().is_none_or(|t| t.is_clear_line(a, b))
     }
 
     /// Whether the segment from `a` to `b` crosses only walkable ground: a line of sight.
     pub(crate) fn sees(&self, a: Vec3, b: Vec3) -> bool {
+        #[cfg(feature = "navmesh")]
+        if let Some(mesh) = &self.navmesh {
+            return mesh.is_clear_line(a, b);
+        }
         self.terrain().is_none_or(|t| t.is_clear_band(a, b, 0.0))
     }
 
@@ -112,6 +146,13 @@ impl Ground<'_> {
     /// [`PathPlanner`] when there is one, so that it may have to wait its turn; on open ground,
     /// `to` alone.
     pub(crate) fn plan(&mut self, who: Entity, from: Vec3, to: Vec3) -> Planned {
+        #[cfg(feature = "navmesh")]
+        if let Some(mesh) = &self.navmesh {
+            return match self.mesh_planner.as_deref_mut() {
+                Some(planner) => planner.plan(mesh, who, from, to),
+                None => (mesh.find_path(from, to)).map_or(Planned::NoPath, Planned::Ready),
+            };
+        }
         let Some(terrain) = self.terrain.as_deref().filter(|t| t.is_valid()) else {
             return Planned::Ready(vec![to]);
         };
@@ -123,19 +164,32 @@ impl Ground<'_> {
         }
     }
 
-    /// The centres of the unwalkable tiles.
+    /// The centres of the unwalkable tiles (none on a navmesh).
     pub(crate) fn wall_centres(&self) -> Vec<Vec3> {
+        #[cfg(feature = "navmesh")]
+        if self.navmesh.is_some() {
+            return Vec::new();
+        }
         self.terrain().map_or_else(Vec::new, Terrain::wall_centres)
     }
 
-    /// How far along its path a unit checks its way is clear: [`LOOK_AHEAD_TILES`] tiles.
+    /// How far along its path a unit checks its way is clear: [`LOOK_AHEAD_TILES`] tiles; on
+    /// a navmesh, whose paths bend only at corners, without end.
     pub(crate) fn look_ahead(&self) -> f32 {
+        #[cfg(feature = "navmesh")]
+        if self.navmesh.is_some() {
+            return f32::INFINITY;
+        }
         self.terrain()
             .map_or(f32::INFINITY, |t| t.tile_size() * LOOK_AHEAD_TILES)
     }
 
-    /// Half the width of a tile (half a unit on open ground).
+    /// Half the width of a tile (half a unit on open ground and on a navmesh).
     pub(crate) fn half_tile(&self) -> f32 {
+        #[cfg(feature = "navmesh")]
+        if self.navmesh.is_some() {
+            return 0.5;
+        }
         self.terrain().map_or(0.5, |t| t.tile_size() * 0.5)
     }
 }

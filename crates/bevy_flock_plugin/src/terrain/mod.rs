@@ -30,6 +30,8 @@ pub(crate) use planner::save::SavedPlanner;
 pub(crate) use routes::LONGEST_SHORTCUT;
 #[cfg(feature = "snapshot")]
 pub(crate) use saved::{Renaming, SavedTerrain};
+#[cfg(feature = "navmesh")]
+pub(crate) use sight::clip_to_box;
 
 /// Tile maps (the `pathfinding` feature; add it after
 /// [`FlockingPlugins`](crate::FlockingPlugins)): the [`Terrain`] resource's unwalkable tiles

@@ -95,7 +95,7 @@ impl Terrain {
 
 /// The part of the segment `a`-`b` within the box from the origin to `size` (its edges
 /// included), if any (Liang and Barsky 1984).
-fn clip_to_box(a: Vec2, b: Vec2, size: Vec2) -> Option<(Vec2, Vec2)> {
+pub(crate) fn clip_to_box(a: Vec2, b: Vec2, size: Vec2) -> Option<(Vec2, Vec2)> {
     let d = b - a;
     let (mut enter, mut leave) = (0.0_f32, 1.0_f32);
     for axis in 0..2 {
