@@ -304,11 +304,12 @@
 //! outline of the walkable ground and the obstacles inside it (grown by the agents' radius for
 //! clearance): destinations are then planned across the mesh instead of the tiles, as
 //! shortest paths that bend only at obstacles' corners (Polyanya, Cui, Harabor and Grastien
-//! 2017), at most `NavMeshPlanner::paths_per_tick` a tick (8 by default). Replace the mesh
-//! when the ground changes and every path is planned again. The mesh plans the way; give its
-//! obstacles to the crowd too (as [`Obstacle`]s or the terrain's walls), which keeps the
-//! bodies off them. `tools/navmesh-crates` measures why the plugin plans with `polyanya`
-//! rather than `landmass`.
+//! 2017), at most `NavMeshPlanner::paths_per_tick` a tick (8 by default; units sent together
+//! to one point share the first path found). Replace the mesh when the ground changes and
+//! every path is planned again. The mesh plans the way; give its obstacles to the crowd too
+//! (as [`Obstacle`]s or the terrain's walls), which keeps the bodies off them.
+//! `tools/navmesh-crates` measures why the plugin plans with `polyanya` rather than
+//! `landmass`.
 //!
 //! # Presets and the inspector
 //!

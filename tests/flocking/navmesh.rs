@@ -179,6 +179,52 @@ fn a_thousand_units_sent_at_once_are_answered_within_the_budget() {
     }
 }
 
+#[test]
+fn units_sent_together_to_one_point_share_the_first_path_found() {
+    let mut app = navmesh_app();
+    hold_still(&mut app);
+    app.insert_resource(town());
+    // One search a tick: the rest must be served by the path found.
+    app.world_mut()
+        .resource_mut::<NavMeshPlanner>()
+        .paths_per_tick = 1;
+    let goal = Vec3::new(113.0, 110.0, 0.0);
+    // A crowd on one street corner, in sight of each other.
+    let units: Vec<Entity> = (0..200)
+        .map(|k| {
+            let at = Vec3::new(
+                1.0 + (k % 10) as f32 * 0.2,
+                1.0 + (k / 10) as f32 * 0.1,
+                0.0,
+            );
+            send(&mut app, at, goal)
+        })
+        .collect();
+    run_ticks(&mut app, 2);
+    let mesh = app.world().resource::<NavMesh>().clone();
+    for &unit in &units {
+        let path = path_of(&app, unit);
+        assert_eq!(path.status, PathStatus::Found, "{unit}");
+        assert_eq!(path.waypoints.last(), Some(&goal));
+        let from = position(&app, unit);
+        assert!(
+            mesh.is_clear_line(from, path.waypoints[0]),
+            "{unit}: {path:?}"
+        );
+    }
+    // Units across the town do not see that path's first waypoint: each waits its turn.
+    let far = send(&mut app, Vec3::new(113.0, 2.0, 0.0), goal);
+    let elsewhere = send(&mut app, Vec3::new(2.0, 113.0, 0.0), goal);
+    run_ticks(&mut app, 1);
+    let planner = app.world().resource::<NavMeshPlanner>();
+    assert_eq!(planner.spent_last_tick(), 1);
+    assert_eq!(planner.waiting(), 1);
+    run_ticks(&mut app, 1);
+    for unit in [far, elsewhere] {
+        assert_eq!(path_of(&app, unit).status, PathStatus::Found, "{unit}");
+    }
+}
+
 /// The [`PathNotFound`]s triggered.
 #[derive(Resource, Default)]
 struct NotFound(Vec<PathNotFound>);

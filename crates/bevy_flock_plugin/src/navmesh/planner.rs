@@ -10,11 +10,20 @@ use core::time::Duration;
 use super::mesh::NavMesh;
 use crate::destination::Planned;
 
+/// How many paths found on the mesh as it is the planner keeps for reuse, the newest.
+const REUSABLE_PATHS: usize = 64;
+/// A path found from one point serves a unit within this share of its length of that point:
+/// the unit's way by it is then at most twice that share longer than the path.
+const REUSED_WITHIN: f32 = 0.1;
+
 /// Plans the paths of [`Destination`](crate::Destination)s across the [`NavMesh`]: requests wait
 /// their turn in the order made, and at most [`paths_per_tick`](Self::paths_per_tick) are
 /// searched for in one tick, so that a crowd sent at once is answered over a few ticks instead
-/// of stalling one. A unit waiting for its path keeps the one it had. The work is counted in
-/// paths, never timed, so runs repeat.
+/// of stalling one. A unit waiting for its path keeps the one it had. A path found to a point
+/// is reused, without a search, by a unit sent to the same point from near where it was found
+/// (within a tenth of its length) that sees its first waypoint: a group sent together, a horde
+/// chasing one player. The work is counted in paths, never
+/// timed, so runs repeat.
 #[derive(Resource, Debug)]
 pub struct NavMeshPlanner {
     /// Most paths searched for in one tick (8 by default). A path's search takes longer the
@@ -37,9 +46,20 @@ pub struct NavMeshPlanner {
     answers: EntityHashMap<(Vec3, Option<Vec<Vec3>>)>,
     /// The mesh the answers are of.
     mesh: Option<u64>,
+    /// The newest paths found on the mesh as it is, oldest first, each with where it was found
+    /// from and its length.
+    found: VecDeque<Found>,
     /// Paths searched for in the last tick, and the time they took.
     spent: u32,
     searched_for: Duration,
+}
+
+/// A path found, kept for reuse.
+#[derive(Clone, Debug)]
+struct Found {
+    from: Vec3,
+    length: f32,
+    waypoints: Vec<Vec3>,
 }
 
 /// A path asked for.
@@ -61,6 +81,7 @@ impl Default for NavMeshPlanner {
             next_number: 0,
             answers: EntityHashMap::default(),
             mesh: None,
+            found: VecDeque::new(),
             spent: 0,
             searched_for: Duration::ZERO,
         }
@@ -68,7 +89,8 @@ impl Default for NavMeshPlanner {
 }
 
 impl NavMeshPlanner {
-    /// Paths searched for in the last tick: at most [`paths_per_tick`](Self::paths_per_tick).
+    /// Paths searched for in the last tick: at most [`paths_per_tick`](Self::paths_per_tick)
+    /// (paths reused are not counted).
     pub fn spent_last_tick(&self) -> u32 {
         self.spent
     }
@@ -103,6 +125,7 @@ impl NavMeshPlanner {
         if self.mesh != Some(mesh.number()) {
             // Answers found on a mesh since replaced are of no use; the requests stay.
             self.answers.clear();
+            self.found.clear();
             self.mesh = Some(mesh.number());
         }
         let to = to.with_z(0.0);
@@ -150,15 +173,15 @@ impl NavMeshPlanner {
         (answered == to).then(|| path.map_or(Planned::NoPath, Planned::Ready))
     }
 
-    /// Answers requests in turn until this tick's budget is spent.
+    /// Answers requests in turn: those a path found before serves at once, the others by a
+    /// search each while this tick's budget lasts. Once it is spent, requests are answered in
+    /// turn only while a path found before serves them, and the clock is not read.
     fn work(&mut self, mesh: &NavMesh) {
-        if self.left == 0 || self.queue.is_empty() {
+        if self.queue.is_empty() {
             return;
         }
-        let started = Instant::now();
-        while self.left > 0
-            && let Some(request) = self.queue.pop_front()
-        {
+        let started = (self.left > 0).then(Instant::now);
+        while let Some(request) = self.queue.pop_front() {
             let wanted = self
                 .asked
                 .get(&request.who)
@@ -166,12 +189,58 @@ impl NavMeshPlanner {
             if !wanted {
                 continue;
             }
+            let path = match self.reusable(mesh, request.from, request.to) {
+                Some(path) => Some(path),
+                None if self.left == 0 => {
+                    self.queue.push_front(request);
+                    break;
+                }
+                None => {
+                    self.left -= 1;
+                    self.spent += 1;
+                    let path = mesh.find_path(request.from, request.to);
+                    if let Some(path) = &path {
+                        self.keep(request.from, path);
+                    }
+                    path
+                }
+            };
             self.asked.remove(&request.who);
-            let path = mesh.find_path(request.from, request.to);
             self.answers.insert(request.who, (request.to, path));
-            self.left -= 1;
-            self.spent += 1;
         }
-        self.searched_for += started.elapsed();
+        if let Some(started) = started {
+            self.searched_for += started.elapsed();
+        }
+    }
+
+    /// Keeps `waypoints`, found from `from`, for reuse (dropping the oldest kept).
+    fn keep(&mut self, from: Vec3, waypoints: &[Vec3]) {
+        if self.found.len() == REUSABLE_PATHS {
+            self.found.pop_front();
+        }
+        let from = from.with_z(0.0);
+        let (length, _) = waypoints.iter().fold((0.0, from), |(length, at), &next| {
+            (length + at.distance(next), next)
+        });
+        self.found.push_back(Found {
+            from,
+            length,
+            waypoints: waypoints.to_vec(),
+        });
+    }
+
+    /// A path found before that leads to `to`, from near `from` (see [`REUSED_WITHIN`]),
+    /// whose first waypoint `from` sees.
+    fn reusable(&self, mesh: &NavMesh, from: Vec3, to: Vec3) -> Option<Vec<Vec3>> {
+        let from = from.with_z(0.0);
+        self.found
+            .iter()
+            .rev()
+            .find(|found| {
+                found.waypoints.last() == Some(&to)
+                    && found.from.distance(from) <= REUSED_WITHIN * found.length
+                    && (found.waypoints.first()).is_some_and(|&w| mesh.is_clear_line(from, w))
+            })
+            .map(|found| found.waypoints.clone())
     }
 }
