@@ -301,13 +301,14 @@
 //! cost as maps grow).
 //!
 //! With the `navmesh` feature, add `NavMeshPlugin` and insert a `NavMesh`, built from the
-//! outline of the walkable ground and the obstacles inside it (grown by the agents' radius for
-//! clearance): destinations are then planned across the mesh instead of the tiles, as
-//! shortest paths that bend only at obstacles' corners (Polyanya, Cui, Harabor and Grastien
-//! 2017), at most `NavMeshPlanner::paths_per_tick` a tick (8 by default; units sent together
-//! to one point share the first path found). Replace the mesh when the ground changes and
-//! every path is planned again. The mesh plans the way; give its obstacles to the crowd too
-//! (as [`Obstacle`]s or the terrain's walls), which keeps the bodies off them.
+//! outline of the walkable ground and the obstacles inside it: destinations are then planned
+//! across the mesh instead of the tiles, as shortest paths that bend only at obstacles'
+//! corners and keep a clearance from them (Polyanya, Cui, Harabor and Grastien 2017), at most
+//! `NavMeshPlanner::paths_per_tick` a tick (4 by default; units sent together to one point
+//! share the first path found). The mesh's edges are walls to the crowd: each body, whatever
+//! its radius, is kept on the ground by the velocity obstacles, the shape casts and the
+//! integration, with no obstacle given twice. Replace the mesh when the ground changes and
+//! every path is planned again.
 //! `tools/navmesh-crates` measures why the plugin plans with `polyanya` rather than
 //! `landmass`.
 //!

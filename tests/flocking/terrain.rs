@@ -93,7 +93,7 @@ fn mean_speed(app: &App, units: &[Entity]) -> f32 {
 
 /// Three corridors two tiles wide, joined at alternate ends: a goal at the bottom right is
 /// straight below a start at the top left, and the way there is 40 tiles long.
-pub(crate) fn maze() -> Terrain {
+fn maze() -> Terrain {
     Terrain::from_rows(
         Vec2::ZERO,
         1.0,

@@ -67,7 +67,7 @@ pub(crate) enum Step {
     CopyFlows,
     /// Neighbour lookup: combatants' standoffs worked out.
     CopyStandoffs,
-    /// Neighbour lookup: the terrain's walls added to the obstacles.
+    /// Neighbour lookup: the terrain's walls (and a navmesh's) added to the obstacles.
     CopyTerrain,
     /// Neighbour lookup: the built-in obstacles added.
     CopyObstacles,

@@ -1,5 +1,5 @@
 //! A navigation mesh's outline: the edges of its polygons that no other polygon shares, in a
-//! grid of cells, for whether a point is on the mesh and whether a straight line stays on it.
+//! grid of cells, for whether a point is on the ground and whether a straight line stays on it.
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -11,12 +11,81 @@ const EDGES_PER_CELL: f32 = 4.0;
 /// The most cells along either side of the grid.
 const MOST_CELLS: u32 = 256;
 
-/// The boundary edges of a mesh's walkable polygons (its outer outline and the outline of every
-/// hole), bucketed in a uniform grid over the mesh's bounds.
+/// What a boundary edge bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Bound {
+    /// The ground as given: the outline, and every obstacle's. Nothing crosses it.
+    Wall,
+    /// The ground less the clearance kept from every obstacle, which paths are planned on: a
+    /// line may come in across it (from a body's width off a wall), never go out.
+    Margin,
+}
+
+/// A boundary edge, from `a` to `b` with the walkable side on its left.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Edge {
+    pub(super) a: Vec2,
+    pub(super) b: Vec2,
+    pub(super) bound: Bound,
+}
+
+impl Edge {
+    /// Whether the segment from `p` to `q` crosses the edge, going out for a margin: passes
+    /// from one side to the other at a point inside both.
+    fn is_crossed_by(&self, p: Vec2, q: Vec2) -> bool {
+        let side = |from: Vec2, to: Vec2, r: Vec2| (to - from).perp_dot(r - from);
+        let (a_side, b_side) = (side(p, q, self.a), side(p, q, self.b));
+        let (p_side, q_side) = (side(self.a, self.b, p), side(self.a, self.b, q));
+        a_side * b_side < 0.0
+            && p_side * q_side < 0.0
+            && (self.bound == Bound::Wall || p_side > 0.0)
+    }
+
+    /// The point of the edge nearest `p`.
+    fn nearest_to(&self, p: Vec2) -> Vec2 {
+        let along = self.b - self.a;
+        let t = (p - self.a).dot(along) / along.length_squared().max(f32::MIN_POSITIVE);
+        self.a + along * t.clamp(0.0, 1.0)
+    }
+}
+
+/// The sides of `polygon`, each from one vertex to the next.
+fn ring(polygon: &[u32]) -> impl Iterator<Item = (u32, u32)> + '_ {
+    let next = polygon.iter().cycle().skip(1);
+    polygon.iter().zip(next).map(|(&a, &b)| (a, b))
+}
+
+/// The boundary edges of polygons (indices into `vertices`), each oriented with the polygon
+/// on its left, in the polygons' order so that they are the same from run to run.
+pub(super) fn boundary(vertices: &[Vec2], polygons: &[Vec<u32>], bound: Bound) -> Vec<Edge> {
+    let mut shared: HashMap<(u32, u32), u32> = HashMap::default();
+    for polygon in polygons {
+        for (a, b) in ring(polygon) {
+            *shared.entry((a.min(b), a.max(b))).or_insert(0) += 1;
+        }
+    }
+    let mut edges = Vec::new();
+    for polygon in polygons {
+        let area: f32 = ring(polygon)
+            .map(|(a, b)| vertices[a as usize].perp_dot(vertices[b as usize]))
+            .sum();
+        for (a, b) in ring(polygon) {
+            if shared[&(a.min(b), a.max(b))] == 1 {
+                let (a, b) = (vertices[a as usize], vertices[b as usize]);
+                let (a, b) = if area >= 0.0 { (a, b) } else { (b, a) };
+                edges.push(Edge { a, b, bound });
+            }
+        }
+    }
+    edges
+}
+
+/// The boundary edges of the walkable ground (its outer outline and the outline of every
+/// hole), and of the margin paths are planned on, bucketed in one uniform grid over their
+/// bounds.
 #[derive(Clone, Debug)]
 pub(super) struct Outline {
-    /// Each boundary edge, from one end to the other.
-    edges: Vec<[Vec2; 2]>,
+    edges: Vec<Edge>,
     /// The grid's lower corner, its cell side, and its cells along x and y.
     origin: Vec2,
     cell: f32,
@@ -28,27 +97,13 @@ pub(super) struct Outline {
 }
 
 impl Outline {
-    /// The outline of the polygons `polygons` (indices into `vertices`).
-    pub(super) fn new(vertices: &[Vec2], polygons: &[Vec<u32>]) -> Self {
-        let mut shared: HashMap<(u32, u32), u32> = HashMap::default();
-        for polygon in polygons {
-            for (&a, &b) in polygon.iter().zip(polygon.iter().cycle().skip(1)) {
-                *shared.entry((a.min(b), a.max(b))).or_insert(0) += 1;
-            }
-        }
-        // In the polygons' order, so that the outline is the same from run to run.
-        let mut edges = Vec::new();
-        for polygon in polygons {
-            for (&a, &b) in polygon.iter().zip(polygon.iter().cycle().skip(1)) {
-                if shared[&(a.min(b), a.max(b))] == 1 {
-                    edges.push([vertices[a as usize], vertices[b as usize]]);
-                }
-            }
-        }
-        let (min, max) = edges.iter().flatten().fold(
+    /// The outline made of `edges`.
+    pub(super) fn new(edges: Vec<Edge>) -> Self {
+        let (min, max) = edges.iter().flat_map(|e| [e.a, e.b]).fold(
             (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY)),
-            |(min, max), &p| (min.min(p), max.max(p)),
+            |(min, max), p| (min.min(p), max.max(p)),
         );
+        let min = if min.is_finite() { min } else { Vec2::ZERO };
         let size = (max - min).max(Vec2::splat(1e-3));
         let cell = (size.x * size.y * EDGES_PER_CELL / edges.len().max(1) as f32)
             .sqrt()
@@ -70,8 +125,8 @@ impl Outline {
     fn bucket(&mut self) {
         let count = (self.cells.x * self.cells.y) as usize;
         let mut lists: Vec<Vec<u32>> = vec![Vec::new(); count];
-        for (index, &[a, b]) in self.edges.iter().enumerate() {
-            let (low, high) = (self.cell_of(a.min(b)), self.cell_of(a.max(b)));
+        for (index, edge) in self.edges.iter().enumerate() {
+            let (low, high) = self.cells_of(edge);
             for y in low.y..=high.y {
                 for x in low.x..=high.x {
                     lists[(y * self.cells.x + x) as usize].push(index as u32);
@@ -86,6 +141,14 @@ impl Outline {
         }
     }
 
+    /// The lowest and highest cells of an edge's bounds.
+    fn cells_of(&self, edge: &Edge) -> (UVec2, UVec2) {
+        (
+            self.cell_of(edge.a.min(edge.b)),
+            self.cell_of(edge.a.max(edge.b)),
+        )
+    }
+
     /// The cell holding `point`, clamped to the grid.
     fn cell_of(&self, point: Vec2) -> UVec2 {
         let at = ((point - self.origin) / self.cell).floor();
@@ -93,53 +156,84 @@ impl Outline {
             .as_uvec2()
     }
 
-    /// The edges that touch cell `cell`.
-    fn edges_in(&self, cell: UVec2) -> impl Iterator<Item = &[Vec2; 2]> {
+    /// The indices of the edges that touch cell `cell`.
+    fn edges_in(&self, cell: UVec2) -> impl Iterator<Item = usize> + '_ {
         let c = (cell.y * self.cells.x + cell.x) as usize;
         let (from, to) = (self.first[c] as usize, self.first[c + 1] as usize);
-        self.in_cells[from..to]
-            .iter()
-            .map(|&e| &self.edges[e as usize])
+        self.in_cells[from..to].iter().map(|&e| e as usize)
     }
 
-    /// Whether `point` lies inside the outline (on the walkable surface): a ray from it toward
-    /// +x crosses the outline an odd number of times.
-    pub(super) fn contains(&self, point: Vec2) -> bool {
+    /// Whether `point` lies inside the edges of kind `bound`: a ray from it toward +x crosses
+    /// them an odd number of times. An edge is counted in the first of the ray's cells it
+    /// touches.
+    pub(super) fn contains(&self, point: Vec2, bound: Bound) -> bool {
         if !point.is_finite() {
             return false;
         }
-        let row = self.cell_of(point);
-        if !(self.origin.y..=self.origin.y + self.cell * self.cells.y as f32).contains(&point.y) {
+        let top = self.origin.y + self.cell * self.cells.y as f32;
+        if !(self.origin.y..=top).contains(&point.y) {
             return false;
         }
-        let mut crossed: Vec<u32> = Vec::new();
+        let row = self.cell_of(point);
+        let mut crossings = 0_u32;
         for x in row.x..self.cells.x {
-            let c = (row.y * self.cells.x + x) as usize;
-            let (from, to) = (self.first[c] as usize, self.first[c + 1] as usize);
-            crossed.extend(self.in_cells[from..to].iter().filter(|&&e| {
-                let [a, b] = self.edges[e as usize];
+            for e in self.edges_in(UVec2::new(x, row.y)) {
+                let Edge { a, b, bound: kind } = self.edges[e];
+                let first_cell = self.cells_of(&self.edges[e]).0.x.max(row.x);
                 // Half-open in y, so that a ray through a vertex counts one of its two edges.
-                (a.y > point.y) != (b.y > point.y)
+                if kind == bound
+                    && first_cell == x
+                    && (a.y > point.y) != (b.y > point.y)
                     && point.x < a.x + (point.y - a.y) / (b.y - a.y) * (b.x - a.x)
-            }));
+                {
+                    crossings += 1;
+                }
+            }
         }
-        crossed.sort_unstable();
-        crossed.dedup();
-        crossed.len() % 2 == 1
+        crossings % 2 == 1
     }
 
-    /// Whether the segment from `a` to `b` crosses the outline: passes from one side of a
-    /// boundary edge to the other within it. Touching an edge or its end (a path's waypoint
-    /// at a corner) is not crossing it; nor, then, is passing exactly through a corner, which
-    /// a moving agent's line does with no chance to speak of.
-    pub(super) fn crosses(&self, a: Vec2, b: Vec2) -> bool {
+    /// Whether the segment from `a` to `b` crosses a wall, or leaves the margin when `margin`:
+    /// passes from one side of such an edge to the other within it. Touching an edge or its
+    /// end (a path's waypoint at a corner) is not crossing it; nor, then, is passing exactly
+    /// through a corner, which a moving agent's line does with no chance to speak of.
+    pub(super) fn crosses(&self, a: Vec2, b: Vec2, margin: bool) -> bool {
         if !(a.is_finite() && b.is_finite()) {
             return true;
         }
         self.cells_along(a, b).any(|cell| {
-            self.edges_in(cell)
-                .any(|&[c, d]| properly_cross(a, b, c, d))
+            self.edges_in(cell).any(|e| {
+                let edge = &self.edges[e];
+                (margin || edge.bound == Bound::Wall) && edge.is_crossed_by(a, b)
+            })
         })
+    }
+
+    /// The point nearest `point` on an edge of kind `bound` within `within` of it, if any.
+    pub(super) fn nearest_on(&self, point: Vec2, bound: Bound, within: f32) -> Option<Vec2> {
+        if !(point.is_finite() && within.is_finite()) {
+            return None;
+        }
+        let (low, high) = (self.cell_of(point - within), self.cell_of(point + within));
+        let mut best: Option<(f32, Vec2)> = None;
+        for y in low.y..=high.y {
+            for x in low.x..=high.x {
+                for e in self.edges_in(UVec2::new(x, y)) {
+                    let edge = &self.edges[e];
+                    let q = edge.nearest_to(point);
+                    let d = q.distance(point);
+                    if edge.bound == bound && d <= within && best.is_none_or(|(b, _)| d < b) {
+                        best = Some((d, q));
+                    }
+                }
+            }
+        }
+        best.map(|(_, q)| q)
+    }
+
+    /// The edges of kind `bound`.
+    pub(super) fn edges(&self, bound: Bound) -> impl Iterator<Item = &Edge> {
+        self.edges.iter().filter(move |e| e.bound == bound)
     }
 
     /// The cells the part of the segment from `a` to `b` within the grid passes through, in
@@ -185,14 +279,6 @@ impl Outline {
     }
 }
 
-/// Whether the segments `a`-`b` and `c`-`d` cross at a point inside both.
-fn properly_cross(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> bool {
-    let side = |p: Vec2, q: Vec2, r: Vec2| (q - p).perp_dot(r - p);
-    let (c_side, d_side) = (side(a, b, c), side(a, b, d));
-    let (a_side, b_side) = (side(c, d, a), side(c, d, b));
-    c_side * d_side < 0.0 && a_side * b_side < 0.0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,10 +322,15 @@ mod tests {
         }
     }
 
+    /// The outline of the walkable squares of [`grid`], as walls.
+    fn walls(walkable: impl Fn(u32, u32) -> bool) -> Outline {
+        let (vertices, polygons) = grid(walkable);
+        Outline::new(boundary(&vertices, &polygons, Bound::Wall))
+    }
+
     #[test]
     fn a_point_is_inside_where_its_square_is_walkable() {
-        let (vertices, polygons) = grid(blocks);
-        let outline = Outline::new(&vertices, &polygons);
+        let outline = walls(blocks);
         let mut draw = draws(3);
         for _ in 0..5_000 {
             let p = Vec2::new(draw() * 24.0 - 2.0, draw() * 24.0 - 2.0);
@@ -249,18 +340,20 @@ mod tests {
             }
             let on_grid = p.cmpge(Vec2::ZERO).all() && p.cmplt(Vec2::splat(20.0)).all();
             let expected = on_grid && blocks(p.x as u32, p.y as u32);
-            assert_eq!(outline.contains(p), expected, "{p}");
+            assert_eq!(outline.contains(p, Bound::Wall), expected, "{p}");
+            assert!(!outline.contains(p, Bound::Margin), "no margin was given");
         }
-        assert!(outline.contains(Vec2::new(16.5, 3.5)), "the ring's island");
-        assert!(!outline.contains(Vec2::NAN));
+        assert!(
+            outline.contains(Vec2::new(16.5, 3.5), Bound::Wall),
+            "the ring's island"
+        );
+        assert!(!outline.contains(Vec2::NAN, Bound::Wall));
     }
 
     #[test]
     fn a_segment_crosses_the_outline_as_a_check_of_every_edge_finds() {
-        let (vertices, polygons) = grid(blocks);
-        let outline = Outline::new(&vertices, &polygons);
-        let every_edge =
-            |a: Vec2, b: Vec2| (outline.edges.iter()).any(|&[c, d]| properly_cross(a, b, c, d));
+        let outline = walls(blocks);
+        let every_edge = |a: Vec2, b: Vec2| (outline.edges.iter()).any(|e| e.is_crossed_by(a, b));
         let mut draw = draws(5);
         let mut crossing = 0;
         for k in 0..5_000 {
@@ -270,7 +363,7 @@ mod tests {
             let b = a + (Vec2::new(draw(), draw()) - 0.5) * reach;
             let expected = every_edge(a, b);
             crossing += usize::from(expected);
-            assert_eq!(outline.crosses(a, b), expected, "{a} -> {b}");
+            assert_eq!(outline.crosses(a, b, true), expected, "{a} -> {b}");
         }
         assert!(
             (1_000..4_000).contains(&crossing),
@@ -280,12 +373,71 @@ mod tests {
 
     #[test]
     fn running_along_an_edge_or_ending_at_a_corner_is_not_crossing() {
-        let (vertices, polygons) = grid(blocks);
-        let outline = Outline::new(&vertices, &polygons);
+        let outline = walls(blocks);
         // The block from (2, 2) to (4, 4): to its corner, and along its side.
-        assert!(!outline.crosses(Vec2::new(0.5, 0.5), Vec2::new(2.0, 2.0)));
-        assert!(!outline.crosses(Vec2::new(2.0, 1.0), Vec2::new(2.0, 4.5)));
-        assert!(outline.crosses(Vec2::new(1.0, 2.7), Vec2::new(5.0, 2.7)));
-        assert!(outline.crosses(Vec2::new(1.0, 1.0), Vec2::INFINITY));
+        assert!(!outline.crosses(Vec2::new(0.5, 0.5), Vec2::new(2.0, 2.0), true));
+        assert!(!outline.crosses(Vec2::new(2.0, 1.0), Vec2::new(2.0, 4.5), true));
+        assert!(outline.crosses(Vec2::new(1.0, 2.7), Vec2::new(5.0, 2.7), true));
+        assert!(outline.crosses(Vec2::new(1.0, 1.0), Vec2::INFINITY, true));
+    }
+
+    #[test]
+    fn a_line_may_come_into_the_margin_but_not_go_out_of_it() {
+        // Walls round a room 10 m square with a block from (4, 4) to (6, 6); the margin 1 m
+        // inside them, round the block grown to (3, 3)-(7, 7).
+        let square = |lo: f32, hi: f32| {
+            let corners = [(lo, lo), (hi, lo), (hi, hi), (lo, hi)];
+            corners.map(|(x, y)| Vec2::new(x, y))
+        };
+        let ring = |outer: [Vec2; 4], hole: [Vec2; 4], bound: Bound| {
+            let side = |corners: [Vec2; 4], k: usize| (corners[k], corners[(k + 1) % 4]);
+            // The outer ring counter-clockwise, the hole clockwise: walkable on the left.
+            let outer = (0..4).map(move |k| side(outer, k));
+            let hole = (0..4).map(move |k| {
+                let (a, b) = side(hole, k);
+                (b, a)
+            });
+            outer.chain(hole).map(move |(a, b)| Edge { a, b, bound })
+        };
+        let mut edges: Vec<Edge> = ring(square(0.0, 10.0), square(4.0, 6.0), Bound::Wall).collect();
+        edges.extend(ring(square(1.0, 9.0), square(3.0, 7.0), Bound::Margin));
+        let outline = Outline::new(edges);
+        let p = |x: f32, y: f32| Vec2::new(x, y);
+        // Half a metre off the left wall (in the margin's band) toward the room's middle row.
+        assert!(
+            !outline.crosses(p(0.5, 1.5), p(2.0, 1.5), true),
+            "in across the margin"
+        );
+        assert!(
+            outline.crosses(p(2.0, 1.5), p(0.5, 1.5), true),
+            "out across the margin"
+        );
+        assert!(
+            !outline.crosses(p(0.5, 1.0), p(0.5, 9.0), true),
+            "along the band"
+        );
+        // From the block's band, through the block, out to the other side.
+        assert!(
+            outline.crosses(p(3.5, 5.0), p(8.0, 5.0), true),
+            "through a wall"
+        );
+        assert!(
+            outline.crosses(p(3.5, 5.0), p(8.0, 5.0), false),
+            "a wall, to sight"
+        );
+        assert!(
+            !outline.crosses(p(2.0, 1.5), p(0.5, 1.5), false),
+            "sight into the margin"
+        );
+        assert!(outline.contains(p(0.5, 5.0), Bound::Wall));
+        assert!(!outline.contains(p(0.5, 5.0), Bound::Margin));
+        assert!(outline.contains(p(2.0, 2.0), Bound::Margin));
+        assert!(!outline.contains(p(5.0, 5.0), Bound::Wall));
+        assert_eq!(
+            outline.nearest_on(p(0.5, 5.0), Bound::Margin, 0.6),
+            Some(p(1.0, 5.0))
+        );
+        assert_eq!(outline.nearest_on(p(0.5, 5.0), Bound::Margin, 0.4), None);
+        assert_eq!(outline.edges(Bound::Wall).count(), 8);
     }
 }

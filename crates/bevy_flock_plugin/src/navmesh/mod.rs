@@ -5,10 +5,13 @@ mod edges;
 mod mesh;
 mod planner;
 
+use bevy::platform::time::Instant;
 use bevy::prelude::*;
+use flock_core::Shape;
 
 use crate::destination::Destination;
 use crate::schedule::{FlockingSchedule, Step};
+use crate::simulation::FlockSimulation;
 pub use mesh::{NavMesh, NavMeshError};
 pub use planner::NavMeshPlanner;
 
@@ -17,19 +20,56 @@ pub use planner::NavMeshPlanner;
 /// while a [`NavMesh`] resource is in the world, agents and squads with a
 /// [`Destination`] get their paths across it rather than across the `Terrain` (see
 /// [`NavMeshPlanner`]), planned again when it is replaced; a destination it cannot reach gets a
-/// [`PathNotFound`](crate::PathNotFound).
+/// [`PathNotFound`](crate::PathNotFound). The mesh's walls (see [`NavMesh::walls`]) join the
+/// crowd's obstacles each tick, so that no agent's body leaves the ground; the obstacles the
+/// mesh was built from need not be given again.
 pub struct NavMeshPlugin;
 
 impl Plugin for NavMeshPlugin {
     fn build(&self, app: &mut App) {
         let schedule = FlockingSchedule::of(app, "NavMeshPlugin");
-        app.init_resource::<NavMeshPlanner>().add_systems(
-            schedule,
-            (new_planning_tick, forget_removed_requests)
-                .chain()
-                .in_set(Step::Flocks),
-        );
+        app.init_resource::<NavMeshPlanner>()
+            .add_systems(
+                schedule,
+                (new_planning_tick, forget_removed_requests)
+                    .chain()
+                    .in_set(Step::Flocks),
+            )
+            .add_systems(schedule, add_walls.in_set(Step::CopyTerrain));
     }
+}
+
+/// The longest piece a wall is cut into for the crowd's obstacles, in metres: the obstacles
+/// are binned by their bounds, and a long wall's would hold a street.
+const WALL_PIECE: f32 = 4.0;
+
+/// Adds the navmesh's walls to this tick's obstacles, as segments (capsules of no radius: the
+/// crowd keeps each body its own radius from them), cut again only when the mesh is replaced.
+fn add_walls(
+    mut sim: ResMut<FlockSimulation>,
+    mesh: Option<Res<NavMesh>>,
+    mut walls: Local<(u64, Vec<Shape>)>,
+) {
+    let started = Instant::now();
+    let (cut_for, pieces) = &mut *walls;
+    match &mesh {
+        Some(mesh) if *cut_for != mesh.number() => {
+            *cut_for = mesh.number();
+            pieces.clear();
+            for [a, b] in mesh.walls() {
+                let count = (a.distance(b) / WALL_PIECE).ceil().max(1.0);
+                pieces.extend((0..count as u32).map(|k| Shape::Capsule {
+                    a: a.lerp(b, k as f32 / count).extend(0.0),
+                    b: a.lerp(b, (k + 1) as f32 / count).extend(0.0),
+                    radius: 0.0,
+                }));
+            }
+        }
+        Some(_) => {}
+        None => (*cut_for, *pieces) = (0, Vec::new()),
+    }
+    sim.shapes.extend_from_slice(pieces);
+    sim.step_time += started.elapsed();
 }
 
 /// Gives the planner this tick's budget.

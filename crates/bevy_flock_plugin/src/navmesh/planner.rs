@@ -26,12 +26,13 @@ const REUSED_WITHIN: f32 = 0.1;
 /// timed, so runs repeat.
 #[derive(Resource, Debug)]
 pub struct NavMeshPlanner {
-    /// Most paths searched for in one tick (8 by default). A path's search takes longer the
-    /// more ways of about the same length the mesh offers: on a 2-core x86-64 machine, 20 µs
-    /// at the median and 140 µs at the 99th percentile between random points of a town of
-    /// 900 polygons, and up to about 0.3 ms across a grid of streets 250 m wide, so 8 cost at
-    /// most about 2.5 ms a tick there, and a thousand units sent at once are answered within
-    /// 125 ticks. Zero plans nothing.
+    /// Most paths searched for in one tick (4 by default). A path's search takes longer the
+    /// more ways of about the same length the mesh offers, and the more corners the clearance
+    /// rounds: on a 2-core x86-64 machine, 20 µs at the median and 140 µs at the 99th
+    /// percentile between random points of a town of 900 polygons with no clearance, and up to
+    /// about 1.2 ms across a grid of streets 250 m wide kept 0.35 m from its buildings, so 4
+    /// cost at most about 4.5 ms a tick there, and a thousand units sent at once are answered
+    /// within 250 ticks. Zero plans nothing.
     pub paths_per_tick: u32,
     /// This tick's budget left.
     left: u32,
@@ -74,7 +75,7 @@ struct Request {
 impl Default for NavMeshPlanner {
     fn default() -> Self {
         Self {
-            paths_per_tick: 8,
+            paths_per_tick: 4,
             left: 0,
             queue: VecDeque::new(),
             asked: EntityHashMap::default(),

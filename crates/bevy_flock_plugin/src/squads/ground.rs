@@ -137,7 +137,7 @@ impl Ground<'_> {
     pub(crate) fn sees(&self, a: Vec3, b: Vec3) -> bool {
         #[cfg(feature = "navmesh")]
         if let Some(mesh) = &self.navmesh {
-            return mesh.is_clear_line(a, b);
+            return mesh.sees(a, b);
         }
         self.terrain().is_none_or(|t| t.is_clear_band(a, b, 0.0))
     }
