@@ -16,8 +16,8 @@ const MOST_CELLS: u32 = 256;
 pub(super) enum Bound {
     /// The ground as given: the outline, and every obstacle's. Nothing crosses it.
     Wall,
-    /// The ground less the clearance kept from every obstacle, which paths are planned on: a
-    /// line may come in across it (from a body's width off a wall), never go out.
+    /// The ground less the clearance kept from every wall, which paths are planned on: a line
+    /// may come in across it (from a body's width off a wall), never go out.
     Margin,
 }
 

@@ -8,6 +8,7 @@ use bevy::prelude::*;
 use polyanya::{Mesh, Triangulation};
 
 use super::edges::{Bound, Edge, Outline, boundary};
+use super::outside::outside_of;
 
 /// What the plugin asks of the crate that plans on a navigation mesh: kept this small so that
 /// another planner (such as landmass's) can stand in for polyanya.
@@ -45,7 +46,7 @@ static NEXT_MESH: AtomicU64 = AtomicU64::new(1);
 /// The mesh's edges (its outline and every obstacle's, as given) are walls to the crowd:
 /// [`NavMeshPlugin`](crate::NavMeshPlugin) hands them to the kernel's obstacles each tick, so
 /// that the velocity obstacles, the shape casts and the integration keep each agent's whole
-/// body, whatever its radius, on the ground. Paths keep the clearance from every obstacle; an
+/// body, whatever its radius, on the ground. Paths keep the clearance from every wall; an
 /// agent nearer one than that (a narrower body, or one pushed aside) plans from the nearest
 /// point the clearance leaves.
 ///
@@ -77,7 +78,7 @@ pub struct NavMesh {
 pub enum NavMeshError {
     /// The outline has fewer than three points, or a point or the clearance is not finite.
     BadInput,
-    /// Nothing is left to walk on: the obstacles (grown by the clearance) cover the outline.
+    /// Nothing is left to walk on, or to plan on once the clearance is kept from every wall.
     Empty,
 }
 
@@ -87,7 +88,7 @@ impl core::fmt::Display for NavMeshError {
             Self::BadInput => {
                 "a navmesh needs an outline of three or more finite points and a finite clearance"
             }
-            Self::Empty => "the obstacles cover the navmesh's whole outline",
+            Self::Empty => "nothing of the navmesh's ground is left clear of its walls",
         })
     }
 }
@@ -105,11 +106,10 @@ impl core::fmt::Debug for NavMesh {
 impl NavMesh {
     /// The walkable ground inside `outline` (a polygon, either way round) less `obstacles`
     /// (polygons inside it; obstacles of fewer than three points are left out). Paths keep
-    /// `clearance` from every obstacle: give the body radius of the widest agents that walk it,
-    /// and their paths keep their bodies clear of every obstacle's corner (zero or less keeps
-    /// none). The outline is not shrunk by it: give a level's buildings as obstacles inside a
-    /// plain outline, and round the outline's own corners the crowd's walls alone keep bodies
-    /// off, sliding them along.
+    /// `clearance` from every wall, the outline's as well as the obstacles': give the body
+    /// radius of the widest agents that walk it, and their paths keep their bodies clear of
+    /// every corner (zero or less keeps none). A passage narrower than twice the clearance is
+    /// closed to paths.
     pub fn from_outline(
         outline: &[Vec2],
         obstacles: impl IntoIterator<Item = Vec<Vec2>>,
@@ -125,22 +125,30 @@ impl NavMesh {
             return Err(NavMeshError::BadInput);
         }
         let clearance = clearance.max(0.0);
-        let triangulate = |grown_by: f32| {
-            let mut triangulation = Triangulation::from_outer_edges(outline);
-            triangulation.add_obstacles(obstacles.iter().cloned());
-            // Only the obstacles are grown: polyanya's shrinking of the outline panics where
-            // nothing is left of it, and keeps only one piece where it falls apart.
-            if grown_by > 0.0 {
-                triangulation.set_agent_radius(grown_by);
-                triangulation.set_agent_radius_segments(CORNER_POINTS);
-            }
-            triangulation.as_navmesh()
-        };
-        let ground = triangulate(0.0);
+        let ground = triangulate(outline, &obstacles, 0.0);
         let mut edges = boundary_of(&ground, Bound::Wall).ok_or(NavMeshError::Empty)?;
         let mut mesh = if clearance > 0.0 {
-            let margin = triangulate(clearance);
-            edges.extend(boundary_of(&margin, Bound::Margin).ok_or(NavMeshError::Empty)?);
+            // The outline's outside as two obstacles, grown as every other is, in a box with
+            // room round them: the mesh's polygons between box and outside are unreachable
+            // from the ground, and their edges are left out.
+            let ([above, below], [low, high]) = outside_of(outline, 1.0);
+            let room = clearance + 1.0;
+            let (low, high) = (low - room, high + room);
+            let exterior = [
+                low,
+                Vec2::new(high.x, low.y),
+                high,
+                Vec2::new(low.x, high.y),
+            ];
+            let grown: Vec<Vec<Vec2>> = obstacles.iter().cloned().chain([above, below]).collect();
+            let margin = triangulate(&exterior, &grown, clearance);
+            let ground_outline = Outline::new(edges.clone());
+            let mut on_ground = boundary_of(&margin, Bound::Margin).unwrap_or_default();
+            on_ground.retain(|e| ground_outline.contains((e.a + e.b) * 0.5, Bound::Wall));
+            if on_ground.is_empty() {
+                return Err(NavMeshError::Empty);
+            }
+            edges.extend(on_ground);
             margin
         } else {
             ground
@@ -163,8 +171,8 @@ impl NavMesh {
     }
 
     /// Whether the straight line from `a` to `b` (their x and y) stays on the ground with the
-    /// clearance kept: it crosses no wall, and does not go nearer an obstacle than the
-    /// clearance (a line from nearer, heading away, is clear). Running along an edge or ending at its
+    /// clearance kept: it crosses no wall, and does not go nearer one than the clearance (a
+    /// line from nearer, heading away, is clear). Running along an edge or ending at its
     /// corner is not crossing it.
     pub fn is_clear_line(&self, a: Vec3, b: Vec3) -> bool {
         !self.outline.crosses(a.truncate(), b.truncate(), true)
@@ -177,10 +185,9 @@ impl NavMesh {
     }
 
     /// The shortest path from `from` to `to` across the ground, keeping the clearance from
-    /// every obstacle: the waypoints after `from`, `to` itself last (on the plane, z zero);
-    /// `None` where no path joins them or either is off the ground. A point on the ground
-    /// nearer an obstacle than the clearance is planned from (or to) the nearest point that
-    /// keeps it.
+    /// every wall: the waypoints after `from`, `to` itself last (on the plane, z zero); `None`
+    /// where no path joins them or either is off the ground. A point on the ground nearer a
+    /// wall than the clearance is planned from (or to) the nearest point that keeps it.
     pub fn find_path(&self, from: Vec3, to: Vec3) -> Option<Vec<Vec3>> {
         let (from_kept, to_kept) = (self.kept_clear(from)?, self.kept_clear(to)?);
         let mut path = self.paths.path(from_kept, to_kept)?;
@@ -198,7 +205,7 @@ impl NavMesh {
         self.outline.edges(Bound::Wall).map(|e| [e.a, e.b])
     }
 
-    /// How far paths keep from every obstacle.
+    /// How far paths keep from every wall.
     pub fn clearance(&self) -> f32 {
         self.clearance
     }
@@ -224,6 +231,17 @@ impl NavMesh {
     pub(crate) fn number(&self) -> u64 {
         self.number
     }
+}
+
+/// The mesh of the ground inside `outline` less `obstacles`, each grown by `grown_by`.
+fn triangulate(outline: &[Vec2], obstacles: &[Vec<Vec2>], grown_by: f32) -> Mesh {
+    let mut triangulation = Triangulation::from_outer_edges(outline);
+    triangulation.add_obstacles(obstacles.iter().cloned());
+    if grown_by > 0.0 {
+        triangulation.set_agent_radius(grown_by);
+        triangulation.set_agent_radius_segments(CORNER_POINTS);
+    }
+    triangulation.as_navmesh()
 }
 
 /// The boundary edges of the mesh's walkable polygons, as `bound`; `None` when it has none.
@@ -314,8 +332,8 @@ mod tests {
     fn a_point_nearer_a_wall_than_the_clearance_plans_from_where_it_is_kept() {
         let mesh =
             NavMesh::from_outline(&square(0.0, 0.0, 10.0), [square(4.0, 4.0, 2.0)], 0.5).unwrap();
-        // 0.2 m off the room's left wall and off the block's right side: on the ground (the
-        // outline is not shrunk by the clearance; the block is grown by it).
+        // 0.2 m off the room's left wall and off the block's right side: on the ground, within
+        // the clearance.
         let (by_wall, by_block) = (Vec3::new(0.2, 5.0, 0.0), Vec3::new(6.2, 5.0, 0.0));
         assert!(mesh.is_walkable_at(by_wall) && mesh.is_walkable_at(by_block));
         let path = mesh.find_path(by_wall, by_block).unwrap();
@@ -326,7 +344,10 @@ mod tests {
             path.iter().take(path.len() - 1).all(|w| w.x > 0.45),
             "{path:?}"
         );
-        let off_block = Vec3::new(8.0, 5.0, 0.0);
+        let (off_wall, off_block) = (Vec3::new(2.0, 5.0, 0.0), Vec3::new(8.0, 5.0, 0.0));
+        assert!(mesh.is_clear_line(by_wall, off_wall), "away from the wall");
+        assert!(!mesh.is_clear_line(off_wall, by_wall), "toward it");
+        assert!(mesh.sees(off_wall, by_wall), "in sight");
         assert!(
             mesh.is_clear_line(by_block, off_block),
             "away from the block"
@@ -354,5 +375,41 @@ mod tests {
         let length: f32 = mesh.walls().map(|[a, b]| a.distance(b)).sum();
         // The room's 40 m and the union's 24 m.
         assert!((length - 64.0).abs() < 1e-3, "{length}");
+    }
+
+    #[test]
+    fn paths_keep_the_clearance_from_the_outlines_own_corners_and_narrow_gaps_close() {
+        // An L of corridors 2 m wide: its inner corner at (2, 2).
+        let l_shape = [
+            (0.0, 0.0),
+            (10.0, 0.0),
+            (10.0, 2.0),
+            (2.0, 2.0),
+            (2.0, 10.0),
+            (0.0, 10.0),
+        ]
+        .map(|(x, y)| Vec2::new(x, y));
+        let (from, to) = (Vec3::new(9.0, 1.0, 0.0), Vec3::new(1.0, 9.0, 0.0));
+        for clearance in [0.3, 0.6] {
+            let mesh = NavMesh::from_outline(&l_shape, [], clearance).unwrap();
+            let path = mesh.find_path(from, to).unwrap();
+            let mut gap = f32::INFINITY;
+            let mut at = from.truncate();
+            for next in path.iter().map(|w| w.truncate()) {
+                // The leg's nearest approach to the corner.
+                let along = next - at;
+                let t =
+                    ((Vec2::splat(2.0) - at).dot(along) / along.length_squared()).clamp(0.0, 1.0);
+                gap = gap.min((at + along * t).distance(Vec2::splat(2.0)));
+                at = next;
+            }
+            assert!(
+                gap >= 0.96 * clearance && gap <= 1.1 * clearance,
+                "clearance {clearance}: the path passes {gap} from the corner: {path:?}"
+            );
+        }
+        // Wider than the corridors allow: no way through.
+        let closed = NavMesh::from_outline(&l_shape, [], 1.1).unwrap();
+        assert_eq!(closed.find_path(from, to), None);
     }
 }

@@ -3,6 +3,7 @@
 
 mod edges;
 mod mesh;
+mod outside;
 mod planner;
 
 use bevy::platform::time::Instant;
