@@ -33,11 +33,14 @@ use bevy_flock::prelude::*;
 mod button;
 #[path = "../support/capture.rs"]
 mod capture;
+#[path = "../support/choice.rs"]
+mod choice;
 mod counters;
 #[path = "../support/random.rs"]
 mod random;
 
 use button::{PressedButtons, button, panel, row};
+use choice::picked;
 use counters::{StatusText, Tally, count_overlaps, count_stuck, ring_overlaps, show_status};
 
 /// Half the size of the plaza, in world units (a walker's body is 0.7 across).
@@ -382,17 +385,7 @@ fn switch_mode(
     walkers: Query<Entity, With<Crossing>>,
     mut tally: ResMut<Tally>,
 ) {
-    let keyed = [
-        KeyCode::Digit1,
-        KeyCode::Digit2,
-        KeyCode::Digit3,
-        KeyCode::Digit4,
-        KeyCode::Digit5,
-    ]
-    .iter()
-    .position(|&key| keys.just_pressed(key))
-    .map(|k| Mode::ALL[k]);
-    let Some(mode) = buttons.iter().copied().last().or(keyed) else {
+    let Some(mode) = picked(&buttons, &keys, &Mode::ALL) else {
         return;
     };
     if tally.mode == Some(mode) {

@@ -31,11 +31,14 @@ use bevy_flock::prelude::*;
 mod button;
 #[path = "../support/capture.rs"]
 mod capture;
+#[path = "../support/choice.rs"]
+mod choice;
 #[path = "../support/random.rs"]
 mod random;
 mod town;
 
 use button::{PressedButtons, button, panel, row};
+use choice::picked;
 use town::HALF_TOWN;
 
 /// How many zombies, and their body's diameter.
@@ -431,16 +434,7 @@ fn switch_mode(
     flock: Single<Entity, With<Flock>>,
     mut chase: ResMut<Chase>,
 ) {
-    let keyed = [
-        KeyCode::Digit1,
-        KeyCode::Digit2,
-        KeyCode::Digit3,
-        KeyCode::Digit4,
-    ]
-    .iter()
-    .position(|&key| keys.just_pressed(key))
-    .map(|k| Mode::ALL[k]);
-    let Some(mode) = buttons.iter().copied().last().or(keyed) else {
+    let Some(mode) = picked(&buttons, &keys, &Mode::ALL) else {
         return;
     };
     if chase.mode != mode {

@@ -76,7 +76,8 @@ pub struct NavMesh {
 /// Why a [`NavMesh`] could not be built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NavMeshError {
-    /// The outline has fewer than three points, or a point or the clearance is not finite.
+    /// The outline has fewer than three points, or a point or the clearance is not finite or
+    /// larger than [`LARGEST_PARAMETER`](flock_core::LARGEST_PARAMETER).
     BadInput,
     /// Nothing is left to walk on, or to plan on once the clearance is kept from every wall.
     Empty,
@@ -86,7 +87,7 @@ impl core::fmt::Display for NavMeshError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(match self {
             Self::BadInput => {
-                "a navmesh needs an outline of three or more finite points and a finite clearance"
+                "a navmesh needs an outline of three or more finite points and a finite clearance, none beyond 1e15"
             }
             Self::Empty => "nothing of the navmesh's ground is left clear of its walls",
         })
@@ -115,16 +116,22 @@ impl NavMesh {
         obstacles: impl IntoIterator<Item = Vec<Vec2>>,
         clearance: f32,
     ) -> Result<Self, NavMeshError> {
-        let finite = |points: &[Vec2]| points.iter().all(|p| p.is_finite());
+        let sane = |v: f32| v.is_finite() && v.abs() <= flock_core::LARGEST_PARAMETER;
+        let finite = |points: &[Vec2]| points.iter().all(|p| sane(p.x) && sane(p.y));
         let obstacles: Vec<Vec<Vec2>> = (obstacles.into_iter()).filter(|o| o.len() >= 3).collect();
         if outline.len() < 3
             || !finite(outline)
             || !obstacles.iter().all(|o| finite(o))
-            || !clearance.is_finite()
+            || !sane(clearance)
         {
             return Err(NavMeshError::BadInput);
         }
-        let clearance = clearance.max(0.0);
+        // A clearance beyond the outline's size would keep paths from all of it, as that does.
+        let (low, high) = outline.iter().fold(
+            (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY)),
+            |(low, high), &p| (low.min(p), high.max(p)),
+        );
+        let clearance = clearance.clamp(0.0, low.distance(high));
         let ground = triangulate(outline, &obstacles, 0.0);
         let mut edges = boundary_of(&ground, Bound::Wall).ok_or(NavMeshError::Empty)?;
         let mut mesh = if clearance > 0.0 {
@@ -285,6 +292,12 @@ mod tests {
         ];
         assert_eq!(bad(&room, vec![inf], 0.0), Some(NavMeshError::BadInput));
         assert_eq!(bad(&room, vec![], f32::NAN), Some(NavMeshError::BadInput));
+        // Huge values, whose box with room round it would overflow.
+        assert_eq!(bad(&room, vec![], 1e30), Some(NavMeshError::BadInput));
+        let huge = vec![Vec2::ZERO, Vec2::new(1e30, 0.0), Vec2::splat(1e30)];
+        assert_eq!(bad(&huge, vec![], 1.0), Some(NavMeshError::BadInput));
+        // The largest allowed clearance covers the room: nothing to plan on, and no panic.
+        assert_eq!(bad(&room, vec![], 1e15), Some(NavMeshError::Empty));
         // Grown by 7 m (its corners cut by chords, 92% of that), a 2 m block in the middle
         // covers the whole room.
         let middle = square(4.0, 4.0, 2.0);
