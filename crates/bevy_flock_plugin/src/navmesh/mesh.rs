@@ -49,6 +49,8 @@ static NEXT_MESH: AtomicU64 = AtomicU64::new(1);
 /// body, whatever its radius, on the ground. Paths keep the clearance from every wall; an
 /// agent nearer one than that (a narrower body, or one pushed aside) plans from the nearest
 /// point the clearance leaves.
+/// Walls hold from both sides: an agent placed off the ground (inside a building) stays
+/// there, so place agents where [`is_walkable_at`](Self::is_walkable_at) holds.
 ///
 /// ```
 /// use bevy::prelude::*;
