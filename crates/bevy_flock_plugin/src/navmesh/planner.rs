@@ -50,6 +50,10 @@ pub struct NavMeshPlanner {
     /// The newest paths found on the mesh as it is, oldest first, each with where it was found
     /// from and its length.
     found: VecDeque<Found>,
+    /// The number of the request at the queue's head once no path found serves it and this
+    /// tick's budget is spent: until the next tick nothing can serve it, and units still
+    /// waiting need not look again.
+    head_waits: Option<u64>,
     /// Paths searched for in the last tick, and the time they took.
     spent: u32,
     searched_for: Duration,
@@ -83,6 +87,7 @@ impl Default for NavMeshPlanner {
             answers: EntityHashMap::default(),
             mesh: None,
             found: VecDeque::new(),
+            head_waits: None,
             spent: 0,
             searched_for: Duration::ZERO,
         }
@@ -115,6 +120,7 @@ impl NavMeshPlanner {
     /// Starts a new tick's budget.
     pub(crate) fn new_tick(&mut self) {
         self.left = self.paths_per_tick;
+        self.head_waits = None;
         self.spent = 0;
         self.searched_for = Duration::ZERO;
     }
@@ -178,7 +184,8 @@ impl NavMeshPlanner {
     /// search each while this tick's budget lasts. Once it is spent, requests are answered in
     /// turn only while a path found before serves them, and the clock is not read.
     fn work(&mut self, mesh: &NavMesh) {
-        if self.queue.is_empty() {
+        let head = self.queue.front().map(|r| r.number);
+        if head.is_none() || (self.left == 0 && head == self.head_waits) {
             return;
         }
         let started = (self.left > 0).then(Instant::now);
@@ -193,6 +200,7 @@ impl NavMeshPlanner {
             let path = match self.reusable(mesh, request.from, request.to) {
                 Some(path) => Some(path),
                 None if self.left == 0 => {
+                    self.head_waits = Some(request.number);
                     self.queue.push_front(request);
                     break;
                 }
