@@ -49,6 +49,14 @@ impl Edge {
     }
 }
 
+/// The lowest and highest corners of the box round `points` (infinite, inside out, for none).
+pub(super) fn bounds(points: impl IntoIterator<Item = Vec2>) -> (Vec2, Vec2) {
+    points.into_iter().fold(
+        (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY)),
+        |(low, high), p| (low.min(p), high.max(p)),
+    )
+}
+
 /// The sides of `polygon`, each from one vertex to the next.
 fn ring(polygon: &[u32]) -> impl Iterator<Item = (u32, u32)> + '_ {
     let next = polygon.iter().cycle().skip(1);
@@ -99,10 +107,7 @@ pub(super) struct Outline {
 impl Outline {
     /// The outline made of `edges`.
     pub(super) fn new(edges: Vec<Edge>) -> Self {
-        let (min, max) = edges.iter().flat_map(|e| [e.a, e.b]).fold(
-            (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY)),
-            |(min, max), p| (min.min(p), max.max(p)),
-        );
+        let (min, max) = bounds(edges.iter().flat_map(|e| [e.a, e.b]));
         let min = if min.is_finite() { min } else { Vec2::ZERO };
         let size = (max - min).max(Vec2::splat(1e-3));
         let cell = (size.x * size.y * EDGES_PER_CELL / edges.len().max(1) as f32)

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bevy::prelude::*;
 use polyanya::{Mesh, Triangulation};
 
-use super::edges::{Bound, Edge, Outline, boundary};
+use super::edges::{Bound, Edge, Outline, boundary, bounds};
 use super::outside::outside_of;
 
 /// What the plugin asks of the crate that plans on a navigation mesh: kept this small so that
@@ -129,10 +129,7 @@ impl NavMesh {
             return Err(NavMeshError::BadInput);
         }
         // A clearance beyond the outline's size would keep paths from all of it, as that does.
-        let (low, high) = outline.iter().fold(
-            (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY)),
-            |(low, high), &p| (low.min(p), high.max(p)),
-        );
+        let (low, high) = bounds(outline.iter().copied());
         let clearance = clearance.clamp(0.0, low.distance(high));
         let ground = triangulate(outline, &obstacles, 0.0);
         let mut edges = boundary_of(&ground, Bound::Wall).ok_or(NavMeshError::Empty)?;

@@ -4,6 +4,8 @@
 
 use bevy::prelude::*;
 
+use super::edges::bounds;
+
 /// The space between `outline` (a simple polygon, either way round) and a box `margin` outside
 /// its bounds, cut in two simple polygons along the two horizontal lines from the outline's
 /// leftmost and rightmost points out to the box: the part above and the part below. Returns
@@ -21,10 +23,7 @@ pub(super) fn outside_of(outline: &[Vec2], margin: f32) -> ([Vec<Vec2>; 2], [Vec
         found.map_or(0, |(k, _)| k)
     };
     let (left, right) = (extreme(false), extreme(true));
-    let (low, high) = outline.iter().fold(
-        (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY)),
-        |(low, high), &p| (low.min(p), high.max(p)),
-    );
+    let (low, high) = bounds(outline.iter().copied());
     let (low, high) = (low - margin, high + margin);
     // The chain forward from the leftmost point to the rightmost, and the one on from there.
     let walk = |from: usize, to: usize| {
