@@ -16,6 +16,7 @@ mod query;
 pub(crate) mod set;
 mod settings;
 mod shape;
+mod sweep;
 
 pub(crate) use fan::way_round;
 pub use fan::{Avoidance, avoidance_direction};

@@ -15,14 +15,9 @@ const CAST_STEPS: usize = 24;
 /// A cast has hit when it comes this close to the grown surface: casts are of the ball grown
 /// by this.
 pub(crate) const HIT_DISTANCE: f32 = 1e-3;
-/// Agents are kept this far outside every shape.
-const SKIN: f32 = 1e-3;
-/// A movement sweep stops this close to a surface: nearer than the skin, so that an agent
-/// resting on a surface can still slide along it.
-const SWEEP_HIT: f32 = 1e-4;
 
 /// How a sphere trace ended.
-enum March {
+pub(super) enum March {
     /// Within the hit distance of a surface, after travelling this far.
     Hit(f32),
     /// Past the length, or away from every shape.
@@ -34,7 +29,7 @@ enum March {
 /// The obstacles of a tick, binned in a coarse grid so that an agent checks only those near it.
 #[derive(Clone, Debug, Default)]
 pub struct ObstacleSet {
-    shapes: Vec<Shape>,
+    pub(super) shapes: Vec<Shape>,
     /// By shape: a ball holding it (`w` its radius, infinite for a half-space), whose distance
     /// bounds the shape's from below, so that [`nearest`](Self::nearest) skips shapes it
     /// cannot beat.
@@ -288,13 +283,13 @@ impl ObstacleSet {
     /// equals, in the order of [`for_each_near`](Self::for_each_near)). A shape whose ball is
     /// farther than the nearest so far (by more than [`BALL_SLACK`], for rounding) cannot be
     /// nearer, and is not measured: among a terrain's walls, most are not.
-    fn nearest(&self, p: Vec3) -> Option<(f32, Shape)> {
+    pub(super) fn nearest(&self, p: Vec3) -> Option<(f32, Shape)> {
         self.nearest_among(p, None)
     }
 
     /// [`nearest`](Self::nearest), among the `listed` shapes (in their order) when given: every
     /// one that may be the nearest must be among them.
-    fn nearest_among(&self, p: Vec3, listed: Option<&[u32]>) -> Option<(f32, Shape)> {
+    pub(super) fn nearest_among(&self, p: Vec3, listed: Option<&[u32]>) -> Option<(f32, Shape)> {
         let mut best: Option<(f32, Shape)> = None;
         self.visit(p, listed, |id| {
             let ball = self.balls[id];
@@ -310,24 +305,6 @@ impl ObstacleSet {
             }
         });
         best
-    }
-
-    /// Whether every shape near `p` is farther from it than `bound` (when none is near, whether
-    /// the reach is): whether [`nearest`](Self::nearest)'s distance (or the reach) exceeds
-    /// `bound`, measuring only the shapes whose balls are within `bound` (by
-    /// [`BALL_SLACK`]), most often none. A NaN is never clear.
-    pub(crate) fn is_clear_round(&self, p: Vec3, bound: f32) -> bool {
-        let (mut near, mut clear) = (false, true);
-        self.for_each_near(p, |id| {
-            near = true;
-            let ball = self.balls[id];
-            // False for a NaN: such a shape is measured, and is not clear.
-            let beyond = p.distance(ball.truncate()) - ball.w > bound + BALL_SLACK;
-            if clear && !beyond {
-                clear = self.shapes[id].distance(p) > bound;
-            }
-        });
-        if near { clear } else { self.reach > bound }
     }
 
     /// The first shape a ball of `radius` moving from `origin` along unit `dir` touches within
@@ -443,41 +420,46 @@ impl ObstacleSet {
                 .is_none()
         } else {
             let hit = d - radius - HIT_DISTANCE;
-            let march = self.march(origin, dir, length, radius, hit, self.reach * 0.1);
+            let gap_at = |q| self.gap(self.nearest(q), radius);
+            let march = march(gap_at, origin, dir, length, hit, self.reach * 0.1);
             matches!(march, March::Clear)
         }
     }
 
-    /// Sphere tracing: steps along `dir` by the distance to the nearest surface (less
-    /// `radius`, and at least `min_step`) until within `hit` of it, past `length`, or out of
-    /// steps.
-    fn march(
-        &self,
-        p: Vec3,
-        dir: Vec3,
-        length: f32,
-        radius: f32,
-        hit: f32,
-        min_step: f32,
-    ) -> March {
-        let mut t = 0.0;
-        for _ in 0..CAST_STEPS {
-            // No shape near the point means none within the reach: step that far.
-            let gap = match self.nearest(p + dir * t) {
-                Some((d, _)) => d - radius,
-                None if self.reach > radius => self.reach - radius,
-                None => self.reach,
-            };
-            if gap <= hit {
-                return March::Hit(t);
-            }
-            t += gap.max(min_step);
-            if t >= length {
-                return March::Clear;
-            }
+    /// The gap between a ball of `radius` and the `nearest` shape (as
+    /// [`nearest`](Self::nearest) answers), or the reach's when none is near: no shape is
+    /// nearer than that.
+    pub(super) fn gap(&self, nearest: Option<(f32, Shape)>, radius: f32) -> f32 {
+        match nearest {
+            Some((d, _)) => d - radius,
+            None if self.reach > radius => self.reach - radius,
+            None => self.reach,
         }
-        March::Exhausted(t)
     }
+}
+
+/// Sphere tracing: steps along `dir` by the gap `gap_at` a point (see [`ObstacleSet::gap`]),
+/// and at least `min_step`, until within `hit` of a surface, past `length`, or out of steps.
+pub(super) fn march(
+    gap_at: impl Fn(Vec3) -> f32,
+    p: Vec3,
+    dir: Vec3,
+    length: f32,
+    hit: f32,
+    min_step: f32,
+) -> March {
+    let mut t = 0.0;
+    for _ in 0..CAST_STEPS {
+        let gap = gap_at(p + dir * t);
+        if gap <= hit {
+            return March::Hit(t);
+        }
+        t += gap.max(min_step);
+        if t >= length {
+            return March::Clear;
+        }
+    }
+    March::Exhausted(t)
 }
 
 impl ObstacleQuery for ObstacleSet {
@@ -504,44 +486,6 @@ impl ObstacleQuery for ObstacleSet {
     /// are found within the set's reach, so a ball wider than the reach is moved as one of
     /// the reach (less the skin); a negative or NaN radius as a point.
     fn constrain(&self, from: Vec3, to: Vec3, radius: f32) -> (Vec3, Option<Vec3>) {
-        if self.shapes.is_empty() {
-            return (to, None);
-        }
-        let radius = if radius > 0.0 {
-            radius.min(self.reach - SKIN).max(0.0)
-        } else {
-            0.0
-        };
-        let mut stopped = None;
-        let mut end = to;
-        let travel = to - from;
-        let length = travel.length();
-        // A move shorter than the gap to every shape near its start (the reach when none is
-        // near), less the radius, is free.
-        if self.is_clear_round(from, length + radius + SKIN) {
-            return (to, None);
-        }
-        // A sweep that runs out of steps is grazing a surface: it stops there too (going on
-        // could cross a thin wall), and integration slides the rest of the way along it.
-        if let Some(dir) = travel.try_normalize()
-            && let March::Hit(t) | March::Exhausted(t) =
-                self.march(from, dir, length, radius, SWEEP_HIT, 0.0)
-        {
-            end = from + dir * t;
-            stopped = self.nearest(end).map(|(_, shape)| shape.normal(end));
-        }
-        // Whatever still overlaps (a start inside a shape or too near one, overlapping shapes)
-        // is pushed out.
-        for _ in 0..4 {
-            match self.nearest(end) {
-                Some((d, shape)) if d < radius + SKIN => {
-                    let n = shape.normal(end);
-                    end += n * (radius + SKIN - d);
-                    stopped = Some(n);
-                }
-                _ => break,
-            }
-        }
-        (end, stopped)
+        self.sweep(from, to, radius)
     }
 }
