@@ -236,6 +236,11 @@ impl Outline {
         best.map(|(_, q)| q)
     }
 
+    /// The side of the grid's cells.
+    pub(super) fn cell_side(&self) -> f32 {
+        self.cell
+    }
+
     /// The edges of kind `bound`.
     pub(super) fn edges(&self, bound: Bound) -> impl Iterator<Item = &Edge> {
         self.edges.iter().filter(move |e| e.bound == bound)

@@ -174,11 +174,11 @@ impl Ground<'_> {
     }
 
     /// How far along its path a unit checks its way is clear: [`LOOK_AHEAD_TILES`] tiles; on
-    /// a navmesh, whose paths bend only at corners, without end.
+    /// a navmesh, [`NavMesh::look_ahead`].
     pub(crate) fn look_ahead(&self) -> f32 {
         #[cfg(feature = "navmesh")]
-        if self.navmesh.is_some() {
-            return f32::INFINITY;
+        if let Some(mesh) = &self.navmesh {
+            return mesh.look_ahead();
         }
         self.terrain()
             .map_or(f32::INFINITY, |t| t.tile_size() * LOOK_AHEAD_TILES)
