@@ -1,5 +1,8 @@
 //! Agents following the paths planned to their destinations.
 
+use std::sync::{Mutex, PoisonError};
+
+use bevy::ecs::entity::EntityHashSet;
 use bevy::ecs::query::QueryItem;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -14,13 +17,12 @@ use crate::diagnostics::Reporter;
 
 impl Ground<'_> {
     /// Moves `path` on to the furthest waypoint in a clear line from `position` (the unit cuts
-    /// the corners its path allows, and no more) or past the one it has reached; plans it
-    /// again from `position` if the unit has lost sight of its way (its neighbours pushed it
-    /// round a corner). Each check is of a line no longer than the unit looks ahead (see
-    /// [`Ground::look_ahead`]): a corner is cut only toward a waypoint that near, and the way
-    /// is watched only that far, so that following a long path costs no more a tick than
-    /// following a short one.
-    fn steer_along(&mut self, who: Entity, position: Vec3, path: &mut PlannedPath) {
+    /// the corners its path allows, and no more) or past the one it has reached. Each check
+    /// is of a line no longer than the unit looks ahead (see [`Ground::look_ahead`]): a corner
+    /// is cut only toward a waypoint that near, so that following a long path costs no more a
+    /// tick than following a short one. Asks nothing of the planner: units move on in
+    /// parallel.
+    fn move_on(&self, position: Vec3, path: &mut PlannedPath) {
         let reach = self.look_ahead();
         let ahead = |to: Vec3| position + (to - position).clamp_length_max(reach);
         let last = path.waypoints.len().saturating_sub(1);
@@ -34,10 +36,22 @@ impl Ground<'_> {
             }
             path.next += 1;
         }
-        let Some(&waypoint) = path.waypoints.get(path.next) else {
-            return;
-        };
-        if !self.sees(position, ahead(waypoint))
+    }
+
+    /// Whether a unit at `position` sees the next waypoint of `path` (or the look-ahead's
+    /// share of the line to it), or has none left.
+    fn sees_way(&self, position: Vec3, path: &PlannedPath) -> bool {
+        path.waypoints.get(path.next).is_none_or(|&waypoint| {
+            let ahead = position + (waypoint - position).clamp_length_max(self.look_ahead());
+            self.sees(position, ahead)
+        })
+    }
+
+    /// [`move_on`](Self::move_on), then plans `path` again from `position` if the unit has
+    /// lost sight of its way (its neighbours pushed it round a corner).
+    fn steer_along(&mut self, who: Entity, position: Vec3, path: &mut PlannedPath) {
+        self.move_on(position, path);
+        if !self.sees_way(position, path)
             && let Some(destination) = path.destination
             && let Planned::Ready(waypoints) = self.plan(who, position, destination)
         {
@@ -63,7 +77,8 @@ type Following = (
 /// that had none while the terrain changed), then moves each agent's target along its path,
 /// or, for a combatant that sees an enemy, to the nearest enemy in sight. Members of a squad
 /// leave re-planning for a new wall to their squad, which plans once for all of them. Agents
-/// ask the planner in [`ids_first`](crate::agent_order::ids_first) order, so that who is answered first hangs on the ids.
+/// ask the planner in [`ids_first`](crate::agent_order::ids_first) order, so that who is
+/// answered first hangs on the ids; those that need not ask move on in parallel.
 pub(super) fn follow_paths(
     mut ground: Ground,
     mut agents: Query<Following, With<Agent>>,
@@ -83,24 +98,22 @@ pub(super) fn follow_paths(
     let fighters: Vec<(Entity, Combatant, Vec3)> = (fighters.into_iter())
         .map(|(e, c, at, _)| (e, c, at))
         .collect();
+    let for_the_planner = move_on_alone(&ground, &mut agents, &change, &changes, &fighters);
+    if for_the_planner.is_empty() {
+        return;
+    }
     let follow = |agent: QueryItem<Following>| {
         let (entity, transform, destination, mut path, mut target, unit, flock, _) = agent;
+        if !for_the_planner.contains(&entity) {
+            return;
+        }
         let position = transform.translation;
         // A destination set again (by game code, not with a path of the squad's) counts as new.
         let new_goal = path.destination != Some(destination.0)
             || (changes.of(&destination) && !changes.of(&path));
         // A path written this tick (a squad's) was planned on the ground as it is.
-        let remaining = &path.waypoints[path.next.min(path.waypoints.len())..];
         let in_squad = flock.is_some_and(|f| squads.contains(f.0));
-        let stale = !changes.of(&path)
-            && !in_squad
-            && match &change {
-                GroundChange::None => false,
-                GroundChange::All => true,
-                GroundChange::Blocked(tiles) => {
-                    path.status == PathStatus::NoPath || ground.crosses(position, remaining, tiles)
-                }
-            };
+        let stale = !changes.of(&path) && !in_squad && is_stale(&ground, &change, position, &path);
         let asked = match path.status {
             PathStatus::Planning => true,
             PathStatus::NoPath => ground.has_request(entity),
@@ -115,22 +128,85 @@ pub(super) fn follow_paths(
             };
             replan_reporting(&mut ground, &order, &mut path, &mut no_path);
         }
+        // A unit that moved on alone and lost sight of its way moves on no further here (the
+        // checks answer as before), and plans.
         ground.steer_along(entity, position, &mut path);
-        let in_sight = unit
-            .filter(|u| u.is_valid() && u.sight > 0.0)
-            .and_then(|u| nearest_enemy_in_sight(u, position, &fighters, &ground));
-        let wanted = match (in_sight, path.waypoints.get(path.next)) {
-            (Some(enemy), _) => Target::Entity(enemy),
-            (None, Some(&waypoint)) => Target::Point(waypoint),
-            (None, None) => Target::None,
-        };
-        target.set_if_neq(wanted);
+        target.set_if_neq(wanted_target(&ground, &fighters, position, unit, &path));
     };
     for_each_by_id(
         &mut agents,
         |agent| (agent.0, agent.7.map(|id| id.0)),
         follow,
     );
+}
+
+/// Moves on along its path, and gives its target to, each unit whose destination and path
+/// stand and that still sees its way: those checks, most of following's work, run in
+/// parallel. Returns the rest, which need the planner: it answers them one by one, in id
+/// order.
+fn move_on_alone(
+    ground: &Ground,
+    agents: &mut Query<Following, With<Agent>>,
+    change: &GroundChange,
+    changes: &Changes,
+    fighters: &[(Entity, Combatant, Vec3)],
+) -> EntityHashSet {
+    let for_the_planner = Mutex::new(EntityHashSet::default());
+    agents.par_iter_mut().for_each(|agent| {
+        let (entity, transform, destination, mut path, mut target, unit, ..) = agent;
+        let position = transform.translation;
+        let stands = path.destination == Some(destination.0)
+            && !changes.of(&destination)
+            && path.status == PathStatus::Found
+            && !is_stale(ground, change, position, &path);
+        if stands {
+            ground.move_on(position, &mut path);
+            if ground.sees_way(position, &path) {
+                target.set_if_neq(wanted_target(ground, fighters, position, unit, &path));
+                return;
+            }
+        }
+        let mut waiting = for_the_planner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        waiting.insert(entity);
+    });
+    for_the_planner
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Where a unit at `position` heads: the nearest enemy in its sight (for a combatant), else
+/// the next waypoint of its `path`, else nowhere.
+fn wanted_target(
+    ground: &Ground,
+    fighters: &[(Entity, Combatant, Vec3)],
+    position: Vec3,
+    unit: Option<&Combatant>,
+    path: &PlannedPath,
+) -> Target {
+    let in_sight = unit
+        .filter(|u| u.is_valid() && u.sight > 0.0)
+        .and_then(|u| nearest_enemy_in_sight(u, position, fighters, ground));
+    match (in_sight, path.waypoints.get(path.next)) {
+        (Some(enemy), _) => Target::Entity(enemy),
+        (None, Some(&waypoint)) => Target::Point(waypoint),
+        (None, None) => Target::None,
+    }
+}
+
+/// Whether the ground has changed (`change`) under the way of a unit at `position` along
+/// `path`: every path when the ground was replaced; one with none, or one that a wall now
+/// crosses, when walls were raised.
+fn is_stale(ground: &Ground, change: &GroundChange, position: Vec3, path: &PlannedPath) -> bool {
+    let remaining = &path.waypoints[path.next.min(path.waypoints.len())..];
+    match change {
+        GroundChange::None => false,
+        GroundChange::All => true,
+        GroundChange::Blocked(tiles) => {
+            path.status == PathStatus::NoPath || ground.crosses(position, remaining, tiles)
+        }
+    }
 }
 
 /// An agent's order to plan for: who, from where, to where, and whether the destination is
