@@ -19,6 +19,8 @@ section still writes its two plots).
 Options:
     --quick               1,000 and 10,000 agents, 5 ticks, one round
     --rounds N            rounds of the sweep, each case's ticks pooled (default 5)
+    --ticks N             measured ticks per case and round (default 31): more for a steadier
+                          median on a noisy machine
     --only METHOD         one method of the sweep: plugin, plugin-default-pool, bevy-update,
                           kernel, kernel-portable, kd-tree, kiddo, brute
     --only SECTION        one section alone, printed: avoidance, lab, detail, clumped,
@@ -84,7 +86,10 @@ impl Options {
                 _ => vec![Space::Volume, Space::Planar],
             },
             thread_counts: only_threads.map_or(vec![1, 2], |n| vec![n]),
-            ticks: if quick { 5 } else { 31 },
+            ticks: value_of("--ticks")
+                .and_then(|n| n.parse().ok())
+                .filter(|&n| n > 0)
+                .unwrap_or(if quick { 5 } else { 31 }),
             rounds: value_of("--rounds")
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(if quick { 1 } else { 5 }),
