@@ -33,17 +33,18 @@ mod button;
 mod capture;
 #[path = "../support/choice.rs"]
 mod choice;
+mod ground_plan;
 #[path = "../support/random.rs"]
 mod random;
 mod town;
 
 use button::{PressedButtons, button, panel, row};
 use choice::picked;
-use town::HALF_TOWN;
+use ground_plan::HALF_TOWN;
 
 /// How many zombies, and their body's diameter.
 const ZOMBIES: usize = 3_000;
-const BODY: f32 = 2.0 * town::CLEARANCE;
+const BODY: f32 = 2.0 * ground_plan::CLEARANCE;
 /// The player's walking speed, in metres a second: faster than a zombie.
 const PLAYER_SPEED: f32 = 4.0;
 /// The zombies are sent after the player again once it is this far from where they were sent:
@@ -201,7 +202,7 @@ fn setup(
     mut planner: ResMut<NavMeshPlanner>,
 ) {
     planner.paths_per_tick = PATHS_PER_TICK;
-    let buildings = town::buildings();
+    let buildings = ground_plan::buildings();
     let navmesh = town::navmesh(&buildings);
     chase.mode = std::env::args()
         .nth(1)

@@ -1,136 +1,17 @@
-//! The town's ground plan: blocks of buildings with streets and alleys between, an open square,
-//! a river across it with a bridge and a footbridge; the navigation mesh built from it, and
-//! the town drawn.
+//! The town's navigation mesh, built from its ground plan, and the town drawn.
 
 use bevy::prelude::*;
 use bevy_flock::prelude::*;
 
-/// Half the town's size, in metres; the town is centred on the origin.
-pub const HALF_TOWN: Vec2 = Vec2::new(80.0, 50.0);
-/// The river's banks: it runs south to north between these x.
-pub const RIVER: [f32; 2] = [20.0, 28.0];
-/// The bridge (6 m wide) and the footbridge (2 m wide): the y each spans.
-pub const BRIDGE: [f32; 2] = [-3.0, 3.0];
-pub const FOOTBRIDGE: [f32; 2] = [28.0, 30.0];
-/// How far paths keep from the buildings: a zombie's body radius.
-pub const CLEARANCE: f32 = 0.3;
-
-/// A building: its footprint's corners and its height.
-pub struct Building {
-    pub min: Vec2,
-    pub max: Vec2,
-    pub height: f32,
-}
-
-/// West of the river, blocks 13 m across start at these x (streets of 6 m between), and on both
-/// sides at these y; east of it, at `EAST_BLOCKS`, then a row of houses at `HOUSES`.
-const WEST_BLOCKS: [f32; 5] = [-74.0, -55.0, -36.0, -17.0, 2.0];
-const ROWS: [f32; 5] = [-44.0, -25.0, -6.0, 13.0, 32.0];
-const EAST_BLOCKS: [f32; 2] = [34.0, 53.0];
-const HOUSES: [f32; 2] = [71.0, 77.0];
-const BLOCK: f32 = 13.0;
-/// Half the width of an alley that splits a block.
-const HALF_ALLEY: f32 = 0.75;
-
-/// The town's buildings. Two blocks west of the river are left open as the square; every third
-/// block is split by an alley, across or along it by turns.
-pub fn buildings() -> Vec<Building> {
-    let mut buildings = Vec::new();
-    let mut block = |x0: f32, x1: f32, y0: f32, k: usize| {
-        let (min, max) = (Vec2::new(x0, y0), Vec2::new(x1, y0 + BLOCK));
-        // Heights from 4 to 8.5 m, in a fixed pattern.
-        let height = 4.0 + ((k * 7) % 10) as f32 * 0.5;
-        let middle = (min + max) * 0.5;
-        match k % 6 {
-            0 => {
-                buildings.push(Building {
-                    min,
-                    max: Vec2::new(middle.x - HALF_ALLEY, max.y),
-                    height,
-                });
-                buildings.push(Building {
-                    min: Vec2::new(middle.x + HALF_ALLEY, min.y),
-                    max,
-                    height: height - 1.0,
-                });
-            }
-            3 => {
-                buildings.push(Building {
-                    min,
-                    max: Vec2::new(max.x, middle.y - HALF_ALLEY),
-                    height,
-                });
-                buildings.push(Building {
-                    min: Vec2::new(min.x, middle.y + HALF_ALLEY),
-                    max,
-                    height: height + 1.0,
-                });
-            }
-            _ => buildings.push(Building { min, max, height }),
-        }
-    };
-    let mut k = 0;
-    for (j, &y0) in ROWS.iter().enumerate() {
-        for (i, &x0) in WEST_BLOCKS.iter().enumerate() {
-            let square = j == 2 && (i == 1 || i == 2);
-            if !square {
-                block(x0, x0 + BLOCK, y0, k);
-            }
-            k += 1;
-        }
-        for &x0 in &EAST_BLOCKS {
-            block(x0, x0 + BLOCK, y0, k);
-            k += 1;
-        }
-        // Never split: a house is too narrow for an alley.
-        block(HOUSES[0], HOUSES[1], y0, 2 + 3 * j);
-    }
-    buildings
-}
-
-/// The outline of the ground: the town's rectangle less the river north and south of the
-/// bridges (the river between them is an obstacle inside it).
-pub fn outline() -> Vec<Vec2> {
-    let (h, [west, east]) = (HALF_TOWN, RIVER);
-    [
-        (-h.x, -h.y),
-        (west, -h.y),
-        (west, BRIDGE[0]),
-        (east, BRIDGE[0]),
-        (east, -h.y),
-        (h.x, -h.y),
-        (h.x, h.y),
-        (east, h.y),
-        (east, FOOTBRIDGE[1]),
-        (west, FOOTBRIDGE[1]),
-        (west, h.y),
-        (-h.x, h.y),
-    ]
-    .map(|(x, y)| Vec2::new(x, y))
-    .to_vec()
-}
-
-/// The river between the bridge and the footbridge, as a rectangle's corners.
-pub fn river_between_bridges() -> [Vec2; 2] {
-    [
-        Vec2::new(RIVER[0], BRIDGE[1]),
-        Vec2::new(RIVER[1], FOOTBRIDGE[0]),
-    ]
-}
-
-/// The corners of a rectangle, counter-clockwise.
-fn corners(min: Vec2, max: Vec2) -> Vec<Vec2> {
-    vec![min, Vec2::new(max.x, min.y), max, Vec2::new(min.x, max.y)]
-}
+use super::ground_plan::{
+    BRIDGE, Building, CLEARANCE, FOOTBRIDGE, HALF_TOWN, RIVER, obstacles, outline,
+};
 
 /// The town's navigation mesh: the outline less the buildings and the river between the
 /// bridges, paths kept [`CLEARANCE`] from them.
 pub fn navmesh(buildings: &[Building]) -> NavMesh {
-    let [low, high] = river_between_bridges();
-    let obstacles = (buildings.iter())
-        .map(|b| corners(b.min, b.max))
-        .chain([corners(low, high)]);
-    NavMesh::from_outline(&outline(), obstacles, CLEARANCE).expect("the town's ground plan")
+    NavMesh::from_outline(&outline(), obstacles(buildings), CLEARANCE)
+        .expect("the town's ground plan")
 }
 
 /// The ground, the river, the bridges and the buildings.
