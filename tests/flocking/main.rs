@@ -14,6 +14,7 @@ mod lab;
 mod lab_reference;
 mod lockstep;
 mod navmesh;
+mod navmesh_height;
 mod obstacles;
 mod planning;
 mod planning_big_maps;

@@ -10,7 +10,9 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use flock_core::Shape;
 
+use crate::components::Agent;
 use crate::destination::Destination;
+use crate::diagnostics::Reporter;
 use crate::schedule::{FlockingSchedule, Step};
 use crate::simulation::FlockSimulation;
 pub use mesh::{NavMesh, NavMeshError};
@@ -23,7 +25,8 @@ pub use planner::NavMeshPlanner;
 /// [`NavMeshPlanner`]), planned again when it is replaced; a destination it cannot reach gets a
 /// [`PathNotFound`](crate::PathNotFound). The mesh's walls (see [`NavMesh::walls`]) join the
 /// crowd's obstacles each tick, so that no agent's body leaves the ground; the obstacles the
-/// mesh was built from need not be given again.
+/// mesh was built from need not be given again. On ground with a height (see
+/// [`NavMesh::with_height`]), agents walk on its surface.
 pub struct NavMeshPlugin;
 
 impl Plugin for NavMeshPlugin {
@@ -36,7 +39,8 @@ impl Plugin for NavMeshPlugin {
                     .chain()
                     .in_set(Step::Flocks),
             )
-            .add_systems(schedule, add_walls.in_set(Step::CopyTerrain));
+            .add_systems(schedule, add_walls.in_set(Step::CopyTerrain))
+            .add_systems(schedule, walk_on_surface.in_set(Step::Metrics));
     }
 }
 
@@ -71,6 +75,34 @@ fn add_walls(
     }
     sim.shapes.extend_from_slice(pieces);
     sim.step_time += started.elapsed();
+}
+
+/// Sets each agent's z to the height of the navmesh's ground under it, when the ground has one
+/// (see [`NavMesh::with_height`]): after integration, which moves agents on the plane (z 0). A
+/// height that is not finite leaves the agent there, and is reported once.
+fn walk_on_surface(
+    mesh: Option<Res<NavMesh>>,
+    mut agents: Query<(Entity, &mut Transform), With<Agent>>,
+    mut reporter: Reporter,
+) {
+    let Some(mesh) = mesh.filter(|mesh| mesh.has_height()) else {
+        return;
+    };
+    for (entity, mut transform) in &mut agents {
+        let height = mesh.height_at(transform.translation);
+        if height.is_finite() {
+            transform.translation.z = height;
+        } else {
+            let at = transform.translation.truncate();
+            reporter.warn_once(
+                entity,
+                "navmesh height",
+                &format!(
+                    "the navmesh's ground has no finite height at {at}; it walks on the plane there"
+                ),
+            );
+        }
+    }
 }
 
 /// Gives the planner this tick's budget.
