@@ -11,6 +11,8 @@ pub const RIVER: [f32; 2] = [20.0, 28.0];
 /// The bridge (6 m wide) and the footbridge (2 m wide): the y each spans.
 pub const BRIDGE: [f32; 2] = [-3.0, 3.0];
 pub const FOOTBRIDGE: [f32; 2] = [28.0, 30.0];
+/// How high the bridges' arches rise over the middle of the river, in metres.
+pub const ARCH: f32 = 1.2;
 /// How far paths keep from the buildings: a zombie's body radius.
 pub const CLEARANCE: f32 = 0.3;
 
@@ -115,6 +117,16 @@ pub fn river_between_bridges() -> [Vec2; 2] {
         Vec2::new(RIVER[0], BRIDGE[1]),
         Vec2::new(RIVER[1], FOOTBRIDGE[0]),
     ]
+}
+
+/// The ground's height: the bridges arch over the river (the only walkable ground between its
+/// banks), and everything else is flat.
+pub fn ground_height(p: Vec2) -> f32 {
+    let [west, east] = RIVER;
+    if p.x <= west || p.x >= east {
+        return 0.0;
+    }
+    ARCH * bevy::math::ops::sin(core::f32::consts::PI * (p.x - west) / (east - west))
 }
 
 /// The corners of a rectangle, counter-clockwise.

@@ -393,17 +393,20 @@ fn steer_player(
         chase.goal = goal;
         chase.path = navmesh.find_path(at, goal.extend(0.0)).unwrap_or_default();
     }
+    // Across the plane, then onto the ground's surface (up and over a bridge's arch).
     let mut step = PLAYER_SPEED * time.delta_secs();
+    let mut on_plane = at.truncate();
     while let Some(&next) = chase.path.first() {
-        let to_next = next - player.translation;
+        let to_next = next.truncate() - on_plane;
         if to_next.length() > step {
-            player.translation += to_next.normalize() * step;
+            on_plane += to_next.normalize() * step;
             break;
         }
         step -= to_next.length();
-        player.translation = next;
+        on_plane = next.truncate();
         chase.path.remove(0);
     }
+    player.translation = on_plane.extend(navmesh.height_at(on_plane.extend(0.0)));
 }
 
 /// Sends every zombie after the player once it has moved [`RESEND_AFTER`] from where they were

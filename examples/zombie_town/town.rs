@@ -4,14 +4,18 @@ use bevy::prelude::*;
 use bevy_flock::prelude::*;
 
 use super::ground_plan::{
-    BRIDGE, Building, CLEARANCE, FOOTBRIDGE, HALF_TOWN, RIVER, obstacles, outline,
+    BRIDGE, Building, CLEARANCE, FOOTBRIDGE, HALF_TOWN, RIVER, ground_height, obstacles, outline,
 };
 
+/// How many flat pieces draw a bridge's arch.
+const DECK_PIECES: usize = 12;
+
 /// The town's navigation mesh: the outline less the buildings and the river between the
-/// bridges, paths kept [`CLEARANCE`] from them.
+/// bridges, paths kept [`CLEARANCE`] from them, its ground arched over the bridges.
 pub fn navmesh(buildings: &[Building]) -> NavMesh {
     NavMesh::from_outline(&outline(), obstacles(buildings), CLEARANCE)
         .expect("the town's ground plan")
+        .with_height(ground_height)
 }
 
 /// The ground, the river, the bridges and the buildings.
@@ -35,12 +39,24 @@ pub fn spawn(
         Transform::from_xyz((west + east) * 0.5, 0.0, -0.05),
     ));
     let deck = materials.add(Color::srgb(0.45, 0.33, 0.22));
+    // Each deck in pieces along its arch, each tilted to the slope under it.
+    let piece = (east - west) / DECK_PIECES as f32;
     for [south, north] in [BRIDGE, FOOTBRIDGE] {
-        commands.spawn((
-            Mesh3d(meshes.add(flat(Vec2::new(east - west + 2.0, north - south)))),
-            MeshMaterial3d(deck.clone()),
-            Transform::from_xyz((west + east) * 0.5, (south + north) * 0.5, 0.0),
-        ));
+        let middle = (south + north) * 0.5;
+        for k in 0..DECK_PIECES {
+            let x0 = west + piece * k as f32;
+            let (z0, z1) = (
+                ground_height(Vec2::new(x0, middle)),
+                ground_height(Vec2::new(x0 + piece, middle)),
+            );
+            let length = Vec2::new(piece, z1 - z0).length();
+            commands.spawn((
+                Mesh3d(meshes.add(flat(Vec2::new(length + 0.05, north - south)))),
+                MeshMaterial3d(deck.clone()),
+                Transform::from_xyz(x0 + piece * 0.5, middle, (z0 + z1) * 0.5)
+                    .with_rotation(Quat::from_rotation_y(-ops::atan2(z1 - z0, piece))),
+            ));
+        }
     }
     let walls = [
         materials.add(Color::srgb(0.62, 0.55, 0.48)),
