@@ -308,7 +308,9 @@
 //! share the first path found). The mesh's edges are walls to the crowd: each body, whatever
 //! its radius, is kept on the ground by the velocity obstacles, the shape casts and the
 //! integration, with no obstacle given twice. Replace the mesh when the ground changes and
-//! every path is planned again.
+//! every path is planned again. Ground that is not flat (`NavMesh::with_height`: a ramp, a
+//! hill, a bridge's arch) puts each agent on its surface after every tick; paths, walls and
+//! the rules stay in the plane.
 //! `tools/navmesh-crates` measures why the plugin plans with `polyanya` rather than
 //! `landmass`.
 //!
