@@ -46,22 +46,28 @@ impl ObstacleSet {
         // (and their rounding, which grows with the coordinates).
         let scale = origin.abs().max_element() + length + radius;
         let beyond = length + radius + HIT_DISTANCE + 2.0 * BALL_SLACK + scale * 1e-5;
-        let mut count = 0;
-        let mut overflow = false;
+        view.listed = self.list_near(origin, beyond, &mut view.ids);
+        view
+    }
+
+    /// Lists in `ids`, in the order [`for_each_near`](Self::for_each_near) visits them, the
+    /// shapes near `origin` whose balls are within `beyond` of it; how many, or `None` when
+    /// more than `ids` holds are.
+    pub(super) fn list_near(&self, origin: Vec3, beyond: f32, ids: &mut [u32]) -> Option<usize> {
+        let (mut count, mut overflow) = (0, false);
         self.for_each_near(origin, |id| {
             let ball = self.balls[id];
             if overflow || origin.distance(ball.truncate()) - ball.w > beyond {
                 return;
             }
-            if count == MAX_AROUND {
+            if count == ids.len() {
                 overflow = true;
                 return;
             }
-            view.ids[count] = id as u32;
+            ids[count] = id as u32;
             count += 1;
         });
-        view.listed = (!overflow).then_some(count);
-        view
+        (!overflow).then_some(count)
     }
 }
 

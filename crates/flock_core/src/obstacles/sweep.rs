@@ -118,20 +118,7 @@ impl<'a> Nearby<'a> {
         // A shape left out lies farther than `cover` from `origin`, beyond the rounding of a
         // distance to its ball (which grows with the coordinates).
         let beyond = cover + 2.0 * BALL_SLACK + (origin.abs().max_element() + cover) * 1e-5;
-        let (mut count, mut overflow) = (0, false);
-        set.for_each_near(origin, |id| {
-            let ball = set.balls[id];
-            if overflow || origin.distance(ball.truncate()) - ball.w > beyond {
-                return;
-            }
-            if count == MAX_NEARBY {
-                overflow = true;
-                return;
-            }
-            nearby.ids[count] = id as u32;
-            count += 1;
-        });
-        nearby.listed = (!overflow).then_some(count);
+        nearby.listed = set.list_near(origin, beyond, &mut nearby.ids);
         nearby
     }
 
