@@ -1,6 +1,6 @@
 //! Navigation meshes: units cross a maze along the mesh's shortest paths without leaving it,
 //! a crowd of two body sizes chased by a predator keeps every body on the ground at every tick
-//! (the same however the passes are split), a thousand units sent at once are answered within
+//! (the same however the passes are split, and on one compute thread or two), a thousand units sent at once are answered within
 //! the planner's budget, a destination off the mesh is reported, and a mesh replaced (a door
 //! shut) re-plans every path.
 
@@ -12,9 +12,11 @@ use crate::support::*;
 
 /// A planar app with squads, the terrain and the navmesh planning.
 fn navmesh_app() -> App {
-    create_test_app_with(FlockingPlugins::default().planar(), |app| {
-        app.add_plugins((SquadsPlugin, TerrainPlugin, NavMeshPlugin));
-    })
+    create_test_app_with(FlockingPlugins::default().planar(), install_navmesh)
+}
+
+fn install_navmesh(app: &mut App) {
+    app.add_plugins((SquadsPlugin, TerrainPlugin, NavMeshPlugin));
 }
 
 /// How far `point` is from the nearest of the mesh's walls.
@@ -193,8 +195,8 @@ fn drive_hunter(mut hunter: Query<&mut Transform, With<Hunter>>, ticks: Res<Tick
 /// predator they flee runs up and down a street through them and some start at full speed
 /// into a wall. Checks every body is on the ground at every tick for 50 s; returns a hash of
 /// every unit's final position and velocity, and how many came within 4 m of their goals.
-fn chased_through_town(parallel_chunk_size: usize) -> (u64, usize) {
-    let mut app = navmesh_app();
+fn chased_through_town(parallel_chunk_size: usize, seconds: u32, app: App) -> (u64, usize) {
+    let mut app = app;
     app.world_mut()
         .resource_mut::<FlockingConfig>()
         .parallel_chunk_size = Some(parallel_chunk_size);
@@ -244,7 +246,7 @@ fn chased_through_town(parallel_chunk_size: usize) -> (u64, usize) {
         units.push((unit, radius, to));
     }
     let mut reached = vec![false; units.len()];
-    for tick in 1..=64 * 50 {
+    for tick in 1..=64 * seconds {
         run_ticks(&mut app, 1);
         for (&(unit, radius, to), reached) in units.iter().zip(&mut reached) {
             let at = position(&app, unit);
@@ -268,14 +270,45 @@ fn chased_through_town(parallel_chunk_size: usize) -> (u64, usize) {
 
 #[test]
 fn a_crowd_chased_through_town_keeps_every_body_on_the_ground_however_the_passes_are_split() {
-    let (whole, arrived) = chased_through_town(usize::MAX);
+    let (whole, arrived) = chased_through_town(usize::MAX, 50, navmesh_app());
     println!("navmesh town chase: {arrived} of 240 came within 4 m of their goals in 50 s");
     assert!(arrived >= 228, "only {arrived} of 240 arrived");
     assert_eq!(
-        chased_through_town(16),
+        chased_through_town(16, 50, navmesh_app()),
         (whole, arrived),
         "tasks of 16 agents differ from one task"
     );
+}
+
+/// Set in a process of its own, the compute threads the chase through town runs on.
+const COMPUTE_THREADS: &str = "BEVY_FLOCK_TEST_COMPUTE_THREADS";
+
+#[test]
+fn a_crowd_chased_through_town_is_the_same_on_one_compute_thread_and_on_two() {
+    const NAME: &str =
+        "navmesh::a_crowd_chased_through_town_is_the_same_on_one_compute_thread_and_on_two";
+    if let Ok(threads) = std::env::var(COMPUTE_THREADS) {
+        // In the process of its own: the chase for 10 s, in tasks of 16 agents.
+        let threads = threads.parse().expect("a thread count");
+        let app = create_test_app_on_threads(
+            FlockingPlugins::default().planar(),
+            threads,
+            install_navmesh,
+        );
+        let pool = bevy::tasks::ComputeTaskPool::get().thread_num();
+        assert_eq!(pool, threads, "the compute pool's threads");
+        let (hash, arrived) = chased_through_town(16, 10, app);
+        println!("chase: hash {hash:016x}, {arrived} arrived");
+        return;
+    }
+    let chase_on = |threads: &str| {
+        let printed = in_own_process(NAME, COMPUTE_THREADS, threads);
+        // The test harness prints the test's name on the same line.
+        (printed.lines())
+            .find_map(|line| line.find("chase: ").map(|at| line[at..].to_owned()))
+            .unwrap_or_else(|| panic!("no chase on {threads} threads in:\n{printed}"))
+    };
+    assert_eq!(chase_on("1"), chase_on("2"));
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Test app and measurements shared by the behaviour tests.
 
+use bevy::app::{TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_flock::InputCorrected;
@@ -29,6 +30,58 @@ pub fn create_squads_test_app(plugin: FlockingPlugins) -> App {
 pub fn create_test_app_with(plugin: FlockingPlugins, install: impl FnOnce(&mut App)) -> App {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, TransformPlugin, plugin));
+    finish_test_app(app, install)
+}
+
+/// [`create_test_app_with`], Bevy's compute pool given `threads` threads (and one each to the
+/// other two pools). The pools are one per process, made by its first app: a test that needs a
+/// thread count runs in a process of its own (see [`in_own_process`]).
+pub fn create_test_app_on_threads(
+    plugin: FlockingPlugins,
+    threads: usize,
+    install: impl FnOnce(&mut App),
+) -> App {
+    let policy = |threads| TaskPoolThreadAssignmentPolicy {
+        min_threads: threads,
+        max_threads: threads,
+        percent: 1.0,
+        on_thread_spawn: None,
+        on_thread_destroy: None,
+    };
+    let task_pool_options = TaskPoolOptions {
+        io: policy(1),
+        async_compute: policy(1),
+        compute: policy(threads),
+        ..TaskPoolOptions::with_num_threads(threads + 2)
+    };
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins.set(TaskPoolPlugin { task_pool_options }),
+        TransformPlugin,
+        plugin,
+    ));
+    finish_test_app(app, install)
+}
+
+/// Runs the test `name` (its path in this test binary) in a process of its own with `variable`
+/// set to `value`, and returns what it printed.
+pub fn in_own_process(name: &str, variable: &str, value: &str) -> String {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let output = std::process::Command::new(exe)
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(variable, value)
+        .output()
+        .expect("the test binary runs");
+    assert!(
+        output.status.success(),
+        "{name} with {variable}={value} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Installs the plugins of `install` and what every test app has, and finishes `app`.
+fn finish_test_app(mut app: App, install: impl FnOnce(&mut App)) -> App {
     install(&mut app);
     app.insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
         .init_resource::<Ticks>()
