@@ -12,7 +12,7 @@ pub const RIVER: [f32; 2] = [20.0, 28.0];
 pub const BRIDGE: [f32; 2] = [-3.0, 3.0];
 pub const FOOTBRIDGE: [f32; 2] = [28.0, 30.0];
 /// How high the bridges' arches rise over the middle of the river, in metres.
-pub const ARCH: f32 = 1.2;
+const ARCH: f32 = 1.2;
 /// How far paths keep from the buildings: a zombie's body radius.
 pub const CLEARANCE: f32 = 0.3;
 
@@ -112,7 +112,7 @@ pub fn outline() -> Vec<Vec2> {
 }
 
 /// The river between the bridge and the footbridge, as a rectangle's corners.
-pub fn river_between_bridges() -> [Vec2; 2] {
+fn river_between_bridges() -> [Vec2; 2] {
     [
         Vec2::new(RIVER[0], BRIDGE[1]),
         Vec2::new(RIVER[1], FOOTBRIDGE[0]),

@@ -1,8 +1,8 @@
 //! Navigation meshes: units cross a maze along the mesh's shortest paths without leaving it,
 //! a crowd of two body sizes chased by a predator keeps every body on the ground at every tick
-//! (the same however the passes are split, and on one compute thread or two), a thousand units sent at once are answered within
-//! the planner's budget, a destination off the mesh is reported, and a mesh replaced (a door
-//! shut) re-plans every path.
+//! (the same however the passes are split, and on one compute thread or two), a thousand units
+//! sent at once are answered within the planner's budget, a destination off the mesh is
+//! reported, and a mesh replaced (a door shut) re-plans every path.
 
 use bevy::prelude::*;
 use bevy_flock::prelude::*;
@@ -190,13 +190,13 @@ fn drive_hunter(mut hunter: Query<&mut Transform, With<Hunter>>, ticks: Res<Tick
     }
 }
 
-/// 240 units of two body sizes (radius 0.3 and 0.5) start in the town's lower streets, each sent
-/// to the crossing of the middle street with the next street to the right (about 60 m away), with reciprocal velocity obstacles between them, while a
+/// In `app` (a [`navmesh_app`]), 240 units of two body sizes (radius 0.3 and 0.5) start in the
+/// town's lower streets, each sent to the crossing of the middle street with the next street
+/// to the right (about 60 m away), with reciprocal velocity obstacles between them, while a
 /// predator they flee runs up and down a street through them and some start at full speed
-/// into a wall. Checks every body is on the ground at every tick for 50 s; returns a hash of
-/// every unit's final position and velocity, and how many came within 4 m of their goals.
-fn chased_through_town(parallel_chunk_size: usize, seconds: u32, app: App) -> (u64, usize) {
-    let mut app = app;
+/// into a wall. Checks every body is on the ground at every tick for `seconds`; returns a hash
+/// of every unit's final position and velocity, and how many came within 4 m of their goals.
+fn chased_through_town(parallel_chunk_size: usize, seconds: u32, mut app: App) -> (u64, usize) {
     app.world_mut()
         .resource_mut::<FlockingConfig>()
         .parallel_chunk_size = Some(parallel_chunk_size);

@@ -41,7 +41,8 @@ static NEXT_MESH: AtomicU64 = AtomicU64::new(1);
 
 /// A navigation mesh on the XY plane (the plane of
 /// [`Space::Planar`](flock_core::Space::Planar) and of the `Terrain`), or on a surface over it
-/// (see [`with_height`](Self::with_height)): the ground agents may walk on, built from an outline and the obstacles inside it. Insert it as a resource, with
+/// (see [`with_height`](Self::with_height)): the ground agents may walk on, built from an
+/// outline and the obstacles inside it. Insert it as a resource, with
 /// [`NavMeshPlugin`](crate::NavMeshPlugin), and the [`Destination`](crate::Destination)s of
 /// agents and squads are planned across it: shortest paths (Polyanya, Cui, Harabor and
 /// Grastien 2017, through the `polyanya` crate), which bend only at the corners of obstacles.
