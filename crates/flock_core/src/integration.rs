@@ -128,14 +128,14 @@ impl Mover<'_> {
         let prepared = self.prepared_of(i);
         let params = &prepared.params;
         let mut v = v;
-        let mut p = self.space.flat(body.position + v * dt);
+        let mut p = self.space.level_with(body.position + v * dt, body.position);
         if !obstacles.is_empty() && p.is_finite() {
             let outside = (body.position, prepared.body_radius);
             (p, v) = self.stay_outside(outside, p, v, obstacles);
         }
-        // On the plane the box's z range does not count: z stays zero.
+        // On the plane the box's z range does not count: the body stays on its floor.
         (p, v) = keep_within(p, v, prepared.body_radius, &params.boundary);
-        (p, v) = (self.space.flat(p), self.space.flat(v));
+        (p, v) = (self.space.level_with(p, body.position), self.space.flat(v));
         if p.is_finite() && v.is_finite() {
             body.position = p;
             body.velocity = v;
@@ -169,7 +169,7 @@ impl Mover<'_> {
                 v -= normal * v.dot(normal).min(0.0);
             }
         }
-        (self.space.flat(p), self.space.flat(v))
+        (self.space.level_with(p, from), self.space.flat(v))
     }
 
     /// The velocity after `dt` of an agent whose heading drives its motion, turning at most

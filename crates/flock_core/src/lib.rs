@@ -78,7 +78,7 @@ pub use progress::Progress;
 pub use roles::{LONGEST_LEAD, Leader, Threat, lead_time};
 pub use sanitise::{Correction, Value};
 pub use simd::SimdPath;
-pub use space::Space;
+pub use space::{FLOOR_SPACING, Space};
 pub use tuning::recipes::walking_speed_factor;
 pub use tuning::{
     BlendMode, Boundary, FlockTuning, FlockWeights, LARGEST_PARAMETER, Perception, RuleStyle,

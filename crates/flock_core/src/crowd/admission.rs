@@ -31,8 +31,9 @@ pub struct NewAgent {
 const FILL_BATCH: usize = 64;
 
 /// An agent as the crowd keeps it: non-finite values replaced (see [`AgentInput::sanitized`]),
-/// flattened into `space`, its heading the direction of its velocity (else of the heading
-/// given, else zero). Returns its body and target.
+/// flattened into `space` (on the plane, on the floor nearest its z, its target on the same
+/// floor), its heading the direction of its velocity (else of the heading given, else zero).
+/// Returns its body and target.
 #[inline]
 fn admitted(space: Space, agent: &AgentInput) -> (Body, Option<Vec3>) {
     let (agent, _) = agent.sanitized(Vec3::ZERO);
@@ -41,12 +42,13 @@ fn admitted(space: Space, agent: &AgentInput) -> (Body, Option<Vec3>) {
     let heading = unit(velocity)
         .or_else(|| unit(flat(agent.heading)))
         .unwrap_or(Vec3::ZERO);
+    let position = space.point(agent.position);
     let body = Body {
-        position: flat(agent.position),
+        position,
         velocity,
         heading,
     };
-    (body, agent.target.map(flat))
+    (body, agent.target.map(|t| space.level_with(t, position)))
 }
 
 /// Where an agent at `position` that can move at `max_speed` aims to catch a quarry at `target`
@@ -60,7 +62,7 @@ fn lead_aim(
     max_speed: f32,
 ) -> Option<Vec3> {
     let lead = lead_time(length(target - position), max_speed);
-    let aim = space.flat(target + space.flat(velocity) * lead);
+    let aim = space.level_with(target + space.flat(velocity) * lead, position);
     aim.is_finite().then_some(aim)
 }
 

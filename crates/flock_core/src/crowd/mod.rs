@@ -390,7 +390,7 @@ impl Crowd {
         for threat in threats {
             if threat.is_valid() {
                 self.threats.push(Threat {
-                    position: self.space.flat(threat.position),
+                    position: self.space.point(threat.position),
                     velocity: self.space.flat(threat.velocity),
                     ..threat
                 });

@@ -12,12 +12,14 @@ use crate::neighbours::seam_images;
 impl Crowd {
     /// Calls `visit(i, distance)` for every agent `i` within `radius` of `point`, using the
     /// positions of the last [`build_index`](Self::build_index). Any radius works: the grid
-    /// visits the cells the sphere touches (the disc, on the plane). A non-finite point or a
+    /// visits the cells the sphere touches (the disc, on the plane, of the floor nearest the
+    /// point's z: see [`Space::Planar`](crate::Space::Planar)). A non-finite point or a
     /// negative radius finds nothing.
     pub fn for_each_within(&self, point: Vec3, radius: f32, mut visit: impl FnMut(usize, f32)) {
         if !point.is_finite() || radius.is_nan() || radius < 0.0 || !self.index.covers(self.len()) {
             return;
         }
+        let point = self.space.point(point);
         let (grid, gathered) = (&self.index.grid, &self.index.gathered);
         let radius_sq = radius * radius;
         grid.for_each_in_reach(point, radius, self.space, |slot| {
@@ -46,6 +48,7 @@ impl Crowd {
         if k == 0 || self.is_empty() || !point.is_finite() {
             return found;
         }
+        let point = self.space.point(point);
         let grid = &self.index.grid;
         let (lo, hi) = grid.bounds();
         let covers_all = point

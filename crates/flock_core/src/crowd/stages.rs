@@ -20,7 +20,7 @@ impl Crowd {
     /// cell order, so that each neighbourhood is read from a few contiguous ranges.
     pub fn build_index(&mut self) {
         self.index
-            .build(&self.agents, &self.params, &*self.executor);
+            .build(&self.agents, &self.params, &*self.executor, self.space);
         self.forces.pending = false;
     }
 
@@ -106,9 +106,10 @@ impl Crowd {
     }
 
     /// Switches level of detail around `focus` on, or off with `None`. An interval of 0 counts
-    /// as 1; a non-finite focus or radius switches it off.
+    /// as 1; a non-finite focus or radius switches it off. On the plane, the focus is on the
+    /// floor nearest its z (see [`Space::Planar`]).
     pub fn set_level_of_detail(&mut self, detail: Option<LevelOfDetail>, focus: Vec3) {
-        self.detail = Detail::new(detail, focus);
+        self.detail = Detail::new(detail, self.space.point(focus));
         if self.detail.is_none() {
             self.agents.extras.forget_last_forces();
         }

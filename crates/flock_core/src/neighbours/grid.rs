@@ -4,9 +4,9 @@ use core::ops::{ControlFlow, Range};
 
 use glam::{IVec3, Vec3};
 
-use crate::Space;
 use crate::executor::{ChunkExecutor, for_each_chunk_mut, for_each_part};
 use crate::maths::floor_cell;
+use crate::space::{FLOOR_SPACING, Space};
 
 /// The box `(lo, hi)` widened to take in `p`.
 #[inline]
@@ -78,7 +78,7 @@ impl UniformGrid {
         let bounds = positions
             .clone()
             .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), widen);
-        let buckets = self.lay_out(positions.len(), bounds, radius);
+        let buckets = self.lay_out(positions.len(), bounds, radius, Space::Volume);
         let mut agent_bucket = core::mem::take(&mut self.agent_bucket);
         agent_bucket.clear();
         agent_bucket.extend(positions.map(|p| self.bucket(self.cell_of(p))));
@@ -87,13 +87,15 @@ impl UniformGrid {
     }
 
     /// [`rebuild`](Self::rebuild) over `len` agents, agent `i` at `position(i)`, with the
-    /// bounds and each agent's bucket found in parallel on `executor`: the same grid.
+    /// bounds and each agent's bucket found in parallel on `executor`: the same grid in 3D. On
+    /// the plane, a layer of cells is a floor (see [`Space::Planar`]), so that a crowd on
+    /// several floors keeps the dense layout and its floors' cells never share a bucket.
     pub(crate) fn rebuild_on(
         &mut self,
         executor: &dyn ChunkExecutor,
         len: usize,
         position: impl Fn(usize) -> Vec3 + Sync,
-        radius: f32,
+        (radius, space): (f32, Space),
     ) {
         let chunk_len = executor.chunk_len(len).max(1);
         let mut part_bounds = vec![(Vec3::INFINITY, Vec3::NEG_INFINITY); len.div_ceil(chunk_len)];
@@ -107,7 +109,7 @@ impl UniformGrid {
             .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |a, b| {
                 (a.0.min(b.0), a.1.max(b.1))
             });
-        let buckets = self.lay_out(len, bounds, radius);
+        let buckets = self.lay_out(len, bounds, radius, space);
         let mut agent_bucket = core::mem::take(&mut self.agent_bucket);
         agent_bucket.resize(len, 0);
         let grid = &*self;
@@ -122,7 +124,7 @@ impl UniformGrid {
 
     /// Sets the radius (non-positive or non-finite ones fall back to 1), the bounds and the
     /// layout for `agents` agents within `bounds`; returns the number of buckets.
-    fn lay_out(&mut self, agents: usize, bounds: (Vec3, Vec3), radius: f32) -> usize {
+    fn lay_out(&mut self, agents: usize, bounds: (Vec3, Vec3), radius: f32, space: Space) -> usize {
         let radius = if radius.is_finite() && radius > 0.0 {
             radius
         } else {
@@ -130,7 +132,7 @@ impl UniformGrid {
         };
         self.radius = radius;
         self.bounds = bounds;
-        self.layout = self.choose_layout(agents, radius);
+        self.layout = self.choose_layout(agents, radius, space);
         match self.layout {
             Layout::Dense { empty, .. } => empty as usize + 1,
             Layout::Hashed { shift } => 1 << (64 - shift),
@@ -162,11 +164,18 @@ impl UniformGrid {
     }
 
     /// Picks the layout and sets the cell size: half the radius along x and the radius along
-    /// y and z in the dense layout, the radius on every axis when hashed.
-    fn choose_layout(&mut self, agents: usize, radius: f32) -> Layout {
+    /// y and z in the dense layout, the radius on every axis when hashed; on the plane, a
+    /// floor along z.
+    fn choose_layout(&mut self, agents: usize, radius: f32, space: Space) -> Layout {
         let (lo, hi) = self.bounds;
+        // Floor `k` lies at `k * FLOOR_SPACING`, a power of two: its cells' z is `k` exactly.
+        let per_z = match space {
+            Space::Planar => 1.0 / FLOOR_SPACING,
+            Space::Volume => 1.0 / radius,
+        };
         if lo.is_finite() && hi.is_finite() {
-            self.inv_cell_size = Vec3::new(DENSE_SUBDIVISION as f32, 1.0, 1.0) / radius;
+            self.inv_cell_size =
+                (Vec3::new(DENSE_SUBDIVISION as f32, 1.0, 1.0) / radius).with_z(per_z);
             self.reach = IVec3::new(DENSE_SUBDIVISION, 1, 1);
             let (origin, last) = (self.cell_of(lo), self.cell_of(hi));
             let dims = (last.as_i64vec3() - origin.as_i64vec3()) + 1;
@@ -180,7 +189,7 @@ impl UniformGrid {
                 };
             }
         }
-        self.inv_cell_size = Vec3::splat(1.0 / radius);
+        self.inv_cell_size = Vec3::splat(1.0 / radius).with_z(per_z);
         self.reach = IVec3::ONE;
         Layout::Hashed {
             shift: 64 - (agents * 2).max(64).next_power_of_two().trailing_zeros(),
@@ -426,7 +435,8 @@ mod tests {
             for threads in [1, 3, 8] {
                 let mut split = UniformGrid::default();
                 let executor = crate::ScopedThreads(threads);
-                split.rebuild_on(&executor, positions.len(), |i| positions[i], 3.0);
+                let radius = (3.0, Space::Volume);
+                split.rebuild_on(&executor, positions.len(), |i| positions[i], radius);
                 let why = format!("{} agents on {threads} threads", positions.len());
                 assert_eq!(split.bounds, one.bounds, "{why}");
                 assert_eq!(split.bucket_start, one.bucket_start, "{why}");

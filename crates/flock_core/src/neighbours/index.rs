@@ -1,5 +1,6 @@
 //! [`NeighbourIndex`]: the grid, and the agents copied into its cell order.
 
+use crate::Space;
 use crate::agents::{Agents, Gathered, SlotAgent, SpeedFactors};
 use crate::executor::{ChunkExecutor, for_each_chunk_mut};
 use crate::prefetch::prefetch_mapped;
@@ -39,14 +40,19 @@ impl NeighbourIndex {
         agents: &Agents,
         params: &[Prepared],
         executor: &(dyn ChunkExecutor + Send + Sync),
+        space: Space,
     ) {
         let radius = params
             .iter()
             .map(|p| p.params.perception.neighbour_radius)
             .fold(0.0_f32, f32::max);
         let bodies = &agents.bodies;
-        self.grid
-            .rebuild_on(executor, bodies.len(), |i| bodies[i].position, radius);
+        self.grid.rebuild_on(
+            executor,
+            bodies.len(),
+            |i| bodies[i].position,
+            (radius, space),
+        );
         let mut gathered = core::mem::take(&mut self.gathered);
         // Every entry is written below: a steady crowd's buffer is not cleared first.
         gathered.resize(bodies.len(), Gathered::default());

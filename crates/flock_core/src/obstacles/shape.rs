@@ -42,6 +42,36 @@ pub enum Shape {
 }
 
 impl Shape {
+    /// The shape moved by `offset`: with `Vec3::Z * Space::floor_height(k)`, from floor 0 to
+    /// floor `k` of a crowd on stacked planes (see [`Space::Planar`](crate::Space::Planar);
+    /// a half-space whose normal lies in the plane reaches every floor wherever it is).
+    pub fn translated(self, offset: Vec3) -> Self {
+        match self {
+            Shape::Sphere { centre, radius } => Shape::Sphere {
+                centre: centre + offset,
+                radius,
+            },
+            Shape::Box {
+                centre,
+                half_extents,
+                rotation,
+            } => Shape::Box {
+                centre: centre + offset,
+                half_extents,
+                rotation,
+            },
+            Shape::HalfSpace { point, normal } => Shape::HalfSpace {
+                point: point + offset,
+                normal,
+            },
+            Shape::Capsule { a, b, radius } => Shape::Capsule {
+                a: a + offset,
+                b: b + offset,
+                radius,
+            },
+        }
+    }
+
     /// Whether every value is finite and at most [`LARGEST_PARAMETER`](crate::LARGEST_PARAMETER)
     /// in size, every size positive (or zero, for a box's extents and a capsule's radius, as
     /// long as something is left), and a box's rotation and a half-space's normal of about unit

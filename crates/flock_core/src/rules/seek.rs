@@ -36,7 +36,8 @@ pub(crate) fn flee(agent: &SlotAgent, threats: &[Threat], space: Space) -> Vec3 
     let limits = agent.limits;
     let mut away = Vec3::ZERO;
     for threat in threats {
-        let distance = length(space.flat(agent.position - threat.position));
+        // On the plane a threat is felt on its own floor only: the floors lie far apart.
+        let distance = length(agent.position - threat.position);
         if distance >= threat.radius {
             continue;
         }

@@ -10,6 +10,7 @@ mod boundary;
 mod checksum;
 mod clumps;
 mod determinism;
+mod floors;
 mod giving_way;
 mod hostile;
 mod obstacles;

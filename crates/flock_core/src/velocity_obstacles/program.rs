@@ -298,7 +298,7 @@ impl VelocityInputs<'_> {
         obstacles: &Layered,
         boundary: &Boundary,
     ) -> Option<(Vec3, f32)> {
-        let to = self.space.flat(position + v * dt);
+        let to = self.space.level_with(position + v * dt, position);
         if !obstacles.is_empty()
             && let (stop, Some(normal)) = obstacles.constrain(position, to, radius)
         {
