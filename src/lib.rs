@@ -53,6 +53,12 @@
 //! For a 2D game use [`FlockingPlugins::planar`]: agents stay on the XY plane and turn about Z
 //! with their local `+X` facing their velocity. In 3D, their local forward (`-Z`) does.
 //!
+//! The plane can have floors stacked over it (a bridge over a street, the storeys of a
+//! building): an agent, [`Predator`] or [`Obstacle`] with [`OnFloor`] is on that floor, and
+//! meets only what is on its own; an agent moves between floors when the game changes its
+//! `OnFloor` (at a stair's top, say). Agents are written back on the plane (z 0), for the game
+//! to lift to their floor's height.
+//!
 //! Creatures and vehicles that cannot turn on the spot set [`SteeringLimits::max_turn_rate`]
 //! (degrees per second): their heading then drives their motion and turns toward where the
 //! steering points at most that fast, turning round rather than reversing.
@@ -193,7 +199,8 @@
 //!
 //! The neighbour grid answers game code too: [`FlockSimulation::agents_within`],
 //! [`FlockSimulation::k_nearest`] and [`FlockSimulation::nearest`] find agents around a point,
-//! with a filter (by flock, say), from the grid rebuilt this tick.
+//! with a filter (by flock, say), from the grid rebuilt this tick. On the plane, the point's z
+//! picks the floor searched (see [`OnFloor`]).
 //!
 //! # Bad input and determinism
 //!

@@ -9,6 +9,7 @@ mod copy;
 mod creatures;
 mod determinism;
 mod flocks;
+mod floors;
 mod hostile;
 mod lab;
 mod lab_reference;

@@ -11,10 +11,10 @@ use flock_core::{AgentInput, Correction, NewAgent, ParamsId, Space, Value};
 use crate::agent_order::{AgentOrder, sort_ids_first};
 use crate::diagnostics::Reporter;
 use crate::executor::TaskPoolExecutor;
-use crate::simulation::{FlockEntry, FlockSimulation};
+use crate::simulation::{FlockEntry, FlockSimulation, kernel_position};
 use crate::{
     Agent, AgentId, Boundary, DefaultFlock, DetailFocus, Flock, FlockTuning, FlockWeights,
-    FlockingConfig, InFlock, Perception, SteeringLimits, SteeringState, Target, Velocity,
+    FlockingConfig, InFlock, OnFloor, Perception, SteeringLimits, SteeringState, Target, Velocity,
 };
 
 /// A flock's tuning components, and its id if it has one.
@@ -82,6 +82,7 @@ pub(crate) struct AgentData {
     entity: Entity,
     id: Option<&'static AgentId>,
     transform: &'static Transform,
+    floor: Option<&'static OnFloor>,
     velocity: &'static Velocity,
     state: &'static SteeringState,
     target: &'static Target,
@@ -295,8 +296,9 @@ impl<'a, 'w, 's> TableCopy<'a, 'w, 's> {
         } else {
             heading_of(transform.rotation, self.space).ok()?
         };
+        let floor = table.floor.map(|floors| floors[row]);
         let input = AgentInput {
-            position: transform.translation,
+            position: kernel_position(transform.translation, floor, self.space),
             velocity: table.velocity[row].0,
             heading,
             flock,
@@ -334,8 +336,9 @@ fn settle(
             Vec3::ZERO
         })
     };
+    let space = sim.crowd().space();
     let input = AgentInput {
-        position: agent.transform.translation,
+        position: kernel_position(agent.transform.translation, agent.floor.copied(), space),
         velocity: agent.velocity.0,
         heading,
         flock,

@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use crate::Flock;
 use crate::diagnostics::Reporter;
 use crate::schedule::{FlockingSchedule, Step};
-use crate::simulation::FlockSimulation;
+use crate::simulation::{FlockSimulation, on_ground};
 
 /// Feeds every agent of a flock with a [`FlowField`] the field's flow at its position, each
 /// tick (a member of [`FlockingPlugins`](crate::FlockingPlugins)).
@@ -48,9 +48,12 @@ fn feed_flows(
         }
     }
     let crowd = sim.crowd_mut();
+    let space = crowd.space();
     for i in 0..crowd.len() {
         let field = by_number.get(crowd.flock(i) as usize).copied().flatten();
-        if let Some(flow) = field.and_then(|f| f.sample(crowd.position(i))) {
+        // A field on the plane serves every floor.
+        let at = on_ground(crowd.position(i), space);
+        if let Some(flow) = field.and_then(|f| f.sample(at)) {
             crowd.set_flow(i, flow);
         }
     }

@@ -3,6 +3,7 @@
 use bevy::color::palettes::css;
 use bevy::prelude::*;
 
+use crate::simulation::on_ground;
 use crate::{FlockSimulation, FlockingSetup};
 
 /// Draws the [`FlockGizmos`] overlay every frame in [`PostUpdate`].
@@ -49,12 +50,12 @@ fn draw_agents(
     let crowd = sim.crowd();
     if overlay.velocity {
         for i in 0..crowd.len() {
-            let p = crowd.position(i);
+            let p = on_ground(crowd.position(i), setup.space());
             gizmos.line(p, p + crowd.velocity(i) * 0.5, css::YELLOW);
         }
     }
     let mut draw_perception = |i: usize| {
-        let p = crowd.position(i);
+        let p = on_ground(crowd.position(i), setup.space());
         let perception = crowd.params_of(i).perception;
         let radii = [
             (perception.neighbour_radius, css::DEEP_SKY_BLUE),

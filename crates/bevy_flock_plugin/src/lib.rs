@@ -38,7 +38,8 @@ mod testing;
 pub use backend::{BuiltInObstacles, ObstacleBackend, ObstacleBackendAppExt};
 pub use components::{
     Agent, AgentId, AgentStuck, DefaultFlock, DetailFocus, Flock, FlockMembers, FollowLeader,
-    InFlock, LeaderLost, Obstacle, Predator, SteeringState, Target, TargetReached, Velocity,
+    InFlock, LeaderLost, Obstacle, OnFloor, Predator, SteeringState, Target, TargetReached,
+    Velocity,
 };
 pub use config::{FlockingConfig, FlockingSetup};
 pub use destination::{Destination, PathNotFound, PathStatus, PlannedPath};
@@ -77,8 +78,8 @@ pub mod prelude {
         Destination, DetailFocus, Flock, FlockMetrics, FlockSimulation, FlockTuning, FlockWeights,
         FlockingConfig, FlockingPlugins, FlockingSetup, FlockingSystems, FlowField, FollowLeader,
         Formation, InFlock, LeaderLost, LevelOfDetail, NearbyAgent, Obstacle, ObstacleAvoidance,
-        Perception, PotentialField, Predator, RuleStyle, SpeedFactor, SquadsPlugin, SteeringLimits,
-        Target, TargetReached, Velocity, VelocityObstacles,
+        OnFloor, Perception, PotentialField, Predator, RuleStyle, SpeedFactor, SquadsPlugin,
+        SteeringLimits, Target, TargetReached, Velocity, VelocityObstacles,
     };
     #[cfg(feature = "bevy_gizmos")]
     pub use crate::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};

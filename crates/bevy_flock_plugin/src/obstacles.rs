@@ -3,13 +3,13 @@
 
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use flock_core::{Correction, Shape, Value};
+use flock_core::{Correction, Shape, Space, Value};
 
-use crate::Obstacle;
 use crate::backend::ObstacleBackends;
 use crate::diagnostics::Reporter;
 use crate::schedule::{FlockingSchedule, Step};
 use crate::simulation::FlockSimulation;
+use crate::{Obstacle, OnFloor};
 
 /// Copies every [`Obstacle`] entity's shape, placed and scaled by its transform, into the
 /// kernel's obstacles each tick (a member of [`FlockingPlugins`](crate::FlockingPlugins)). A
@@ -29,13 +29,17 @@ impl Plugin for BuiltInObstaclesPlugin {
 /// physics backend is installed, once.
 fn extract_obstacles(
     mut sim: ResMut<FlockSimulation>,
-    obstacles: Query<(Entity, &Obstacle, &GlobalTransform)>,
+    obstacles: Query<(Entity, &Obstacle, &GlobalTransform, Option<&OnFloor>)>,
     backends: Res<ObstacleBackends>,
     mut reporter: Reporter,
 ) {
     let started = Instant::now();
-    for (entity, obstacle, transform) in &obstacles {
-        let Some(shape) = shape_of(obstacle, transform) else {
+    let planar = sim.crowd().space() == Space::Planar;
+    for (entity, obstacle, transform, floor) in &obstacles {
+        // On the plane, an obstacle on a floor is lifted to the kernel's plane of that floor.
+        let lift = (floor.filter(|f| planar && f.0 != 0)).map(|f| Space::floor_height(f.0));
+        let shape = shape_of(obstacle, transform);
+        let Some(shape) = shape.map(|s| lift.map_or(s, |z| s.translated(Vec3::Z * z))) else {
             if backends.is_built_in() {
                 reporter.warn_once(
                     entity,

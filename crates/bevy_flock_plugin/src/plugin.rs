@@ -10,7 +10,7 @@ use flock_core::{
 };
 
 use crate::components::{
-    Agent, AgentId, DefaultFlock, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock,
+    Agent, AgentId, DefaultFlock, DetailFocus, Flock, FlockMembers, FollowLeader, InFlock, OnFloor,
     Predator, SteeringState, Target, Velocity,
 };
 use crate::config::{FlockingConfig, FlockingSetup};
@@ -147,6 +147,7 @@ impl Plugin for FlockingPlugin {
             .register_type::<InFlock>()
             .register_type::<FlockMembers>()
             .register_type::<Predator>()
+            .register_type::<OnFloor>()
             .register_type::<FollowLeader>()
             .register_type::<DetailFocus>()
             .register_type::<LevelOfDetail>()

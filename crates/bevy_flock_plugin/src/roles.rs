@@ -7,8 +7,8 @@ use flock_core::{Correction, Leader, Threat, Value};
 
 use crate::diagnostics::Reporter;
 use crate::extract::{Whereabouts, itself};
-use crate::simulation::FlockSimulation;
-use crate::{Agent, FollowLeader, LeaderLost, Predator, Velocity};
+use crate::simulation::{FlockSimulation, kernel_position};
+use crate::{Agent, FollowLeader, LeaderLost, OnFloor, Predator, Velocity};
 
 /// Hands every follower its leader; a follower whose leader is gone gets [`LeaderLost`] and
 /// loses its [`FollowLeader`], so that it is told once. One that names itself, or a leader
@@ -70,18 +70,28 @@ pub(crate) fn extract_leaders(
     sim.step_time += started.elapsed();
 }
 
+/// What the plugin reads of a predator: where it is, on which floor, and how it moves.
+type PredatorData = (
+    Entity,
+    &'static Predator,
+    &'static GlobalTransform,
+    Option<&'static Velocity>,
+    Option<&'static OnFloor>,
+);
+
 /// Hands the kernel every [`Predator`] as a threat to flee; one with a bad radius is reported
 /// once and left out.
 pub(crate) fn extract_predators(
     mut sim: ResMut<FlockSimulation>,
-    predators: Query<(Entity, &Predator, &GlobalTransform, Option<&Velocity>)>,
+    predators: Query<PredatorData>,
     mut reporter: Reporter,
 ) {
     let started = Instant::now();
+    let space = sim.crowd().space();
     let mut found = Vec::with_capacity(predators.iter().len());
-    for (entity, predator, transform, velocity) in &predators {
+    for (entity, predator, transform, velocity, floor) in &predators {
         let threat = Threat {
-            position: transform.translation(),
+            position: kernel_position(transform.translation(), floor.copied(), space),
             velocity: velocity.map_or(Vec3::ZERO, |v| v.0),
             radius: predator.radius,
         };

@@ -8,6 +8,7 @@ use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 use flock_core::{Crowd, FlockTuning, ParamsId, Shape, Space};
 
+use crate::OnFloor;
 use crate::executor::MainThread;
 
 #[cfg(doc)]
@@ -138,7 +139,8 @@ impl FlockSimulation {
         self.crowd.checksum_with_ids(&self.ids)
     }
 
-    /// `entity`'s position this tick.
+    /// `entity`'s position this tick (on the plane, z is its floor's in the kernel: `k *`
+    /// [`FLOOR_SPACING`](flock_core::FLOOR_SPACING) on floor `k`, see [`OnFloor`]).
     pub fn position(&self, entity: Entity) -> Option<Vec3> {
         self.index_of(entity).map(|i| self.crowd.position(i))
     }
@@ -163,7 +165,9 @@ impl FlockSimulation {
     ///
     /// Spatial queries answer from the neighbour grid, with positions as of this tick's
     /// [`FlockingSystems::NeighbourLookup`]: run them after that set. Any radius works; large
-    /// ones cost more. A non-finite point or negative radius finds nothing.
+    /// ones cost more. A non-finite point or negative radius finds nothing. On the plane, the
+    /// point's z picks the floor searched (see [`OnFloor`]): floor 0 for any height a game
+    /// uses, floor `k` at `k *` [`FLOOR_SPACING`](flock_core::FLOOR_SPACING).
     pub fn agents_within(
         &self,
         point: Vec3,
@@ -273,5 +277,24 @@ pub(crate) fn seen_since(restored_at: Option<Tick>, last_run: Tick, this_run: Ti
     match restored_at {
         Some(restored) if restored.is_newer_than(last_run, this_run) => restored,
         _ => last_run,
+    }
+}
+
+/// Where the kernel takes an entity at `translation` on `floor` (floor 0 without one): on the
+/// plane, on that floor's plane (see [`OnFloor`]), whatever the translation's z; in 3D, there.
+pub(crate) fn kernel_position(translation: Vec3, floor: Option<OnFloor>, space: Space) -> Vec3 {
+    match space {
+        Space::Planar => translation.with_z(Space::floor_height(floor.map_or(0, |f| f.0))),
+        Space::Volume => translation,
+    }
+}
+
+/// Where an entity the kernel holds at `position` is in the world: on the plane, on the plane
+/// (z 0), whatever its floor, which the game lifts (see [`OnFloor`]); in 3D, there.
+#[inline]
+pub(crate) fn on_ground(position: Vec3, space: Space) -> Vec3 {
+    match space {
+        Space::Planar => position.with_z(0.0),
+        Space::Volume => position,
     }
 }

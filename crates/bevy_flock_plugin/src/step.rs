@@ -13,7 +13,7 @@ use flock_core::{ChunkExecutor, Serial, Space, for_each_part};
 
 use crate::backend::source::ObstacleBackend;
 use crate::executor::TaskPoolExecutor;
-use crate::simulation::{FlockSimulation, seen_since};
+use crate::simulation::{FlockSimulation, on_ground, seen_since};
 use crate::{Agent, AgentStuck, FlockingConfig, SteeringState, Target, TargetReached, Velocity};
 
 /// Ends the neighbour lookup: the obstacles gathered this tick and
@@ -294,7 +294,7 @@ impl WriteBack<'_> {
     fn agent(&self, i: usize, entity: Entity, to: Written, goal_changed: bool) {
         let crowd = self.sim.crowd();
         let (position, heading) = (crowd.position(i), crowd.heading(i));
-        to.transform.translation = position;
+        to.transform.translation = on_ground(position, self.space);
         to.velocity.0 = crowd.velocity(i);
         let at_target = arrived(self.sim, i, to.state.at_target, || {
             let mut arrivals = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());

@@ -63,11 +63,11 @@ use crate::{
 ///
 /// The rest is the game's, as it set it up, to spawn again (or save) before restoring: which
 /// agents and squads exist and their ids, flocks (which agent is in which) and their tuning,
-/// per-agent overrides, [`SpeedFactor`](crate::SpeedFactor)s, [`Combatant`](crate::Combatant)s,
-/// leaders, obstacles, predators, flow fields, [`FlockingConfig`] (its seed included) and the
-/// schedule's clock. Take the snapshot right after a tick, before the game's next orders: a
-/// change the game made since the last tick and the plugin has not yet seen (a destination set
-/// again to the same point) is restored as seen.
+/// per-agent overrides, [`SpeedFactor`](crate::SpeedFactor)s, [`OnFloor`](crate::OnFloor)s,
+/// [`Combatant`](crate::Combatant)s, leaders, obstacles, predators, flow fields,
+/// [`FlockingConfig`] (its seed included) and the schedule's clock. Take the snapshot right
+/// after a tick, before the game's next orders: a change the game made since the last tick and
+/// the plugin has not yet seen (a destination set again to the same point) is restored as seen.
 ///
 /// For a save written whole to a file and read back whole, [`into_bytes`](Self::into_bytes)
 /// and [`from_vec`](Self::from_vec) give the same bytes as [`to_bytes`](Self::to_bytes) and
