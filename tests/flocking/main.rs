@@ -26,6 +26,7 @@ mod queries;
 mod rules;
 mod schedule;
 mod snapshot;
+mod snapshot_navmesh;
 mod snapshot_squads;
 mod speeds;
 mod squads;

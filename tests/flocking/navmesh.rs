@@ -148,7 +148,7 @@ fn units_cross_a_maze_along_the_mesh_and_never_leave_it() {
 
 /// A town of 8 x 8 blocks, 10 m with 4 m streets, on a square 116 m across; paths keep
 /// `clearance` from its walls.
-fn town_kept(clearance: f32) -> NavMesh {
+pub(crate) fn town_kept(clearance: f32) -> NavMesh {
     let square = |x0: f32, y0: f32, side: f32| {
         vec![
             Vec2::new(x0, y0),

@@ -6,7 +6,7 @@
 
 use bevy::prelude::*;
 use bevy_flock::prelude::*;
-use bevy_flock::{FlockSnapshot, Progress, SnapshotError, SteeringState};
+use bevy_flock::{FlockSnapshot, PathStatus, PlannedPath, Progress, SnapshotError, SteeringState};
 use proptest::prelude::*;
 
 use crate::support::{Rng, *};
@@ -245,6 +245,18 @@ pub(crate) fn parts_in_play(app: &mut App) -> Vec<(&'static str, usize)> {
         ),
         ("pursuing", count(&|_, t| matches!(t, Target::Pursue(_)))),
     ]
+}
+
+/// How many agents' paths are being planned, and how many are on their way along one.
+pub(crate) fn paths_in_play(app: &mut App) -> (usize, usize) {
+    let world = app.world_mut();
+    let mut paths = world.query::<&PlannedPath>();
+    let (mut planning, mut following) = (0, 0);
+    for path in paths.iter(world) {
+        planning += usize::from(path.status == PathStatus::Planning);
+        following += usize::from(path.status == PathStatus::Found && path.next > 0);
+    }
+    (planning, following)
 }
 
 /// Where two runs' checksums first part, counted in ticks from `first`.

@@ -9,10 +9,10 @@
 
 use bevy::prelude::*;
 use bevy_flock::prelude::*;
-use bevy_flock::{FlockSnapshot, PathPlanner, PathStatus, PlannedPath, SnapshotError};
+use bevy_flock::{FlockSnapshot, PathPlanner, SnapshotError};
 
 use crate::snapshot::{
-    Scene, find, loads_into_a_new_app_and_continues, original, parts_in_play,
+    Scene, find, loads_into_a_new_app_and_continues, original, parts_in_play, paths_in_play,
     rolls_back_and_replays, take,
 };
 use crate::support::{Rng, *};
@@ -195,13 +195,8 @@ fn orders(app: &mut App, tick: u64) {
 /// which the mixed scene has in play).
 fn squads_in_play(app: &mut App) -> Vec<(&'static str, usize)> {
     let waiting = app.world().resource::<PathPlanner>().waiting();
+    let (planning, following) = paths_in_play(app);
     let world = app.world_mut();
-    let mut paths = world.query::<&PlannedPath>();
-    let (mut planning, mut following) = (0, 0);
-    for path in paths.iter(world) {
-        planning += usize::from(path.status == PathStatus::Planning);
-        following += usize::from(path.status == PathStatus::Found && path.next > 0);
-    }
     let mut formations = world.query::<&Formation>();
     let formed = formations
         .iter(world)

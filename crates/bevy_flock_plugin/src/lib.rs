@@ -21,6 +21,8 @@ mod obstacles;
 mod plugin;
 #[cfg(feature = "presets")]
 pub mod presets;
+#[cfg(feature = "pathfinding")]
+mod requests;
 mod roles;
 mod schedule;
 mod simulation;

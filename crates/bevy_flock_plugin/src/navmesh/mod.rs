@@ -17,6 +17,8 @@ use crate::schedule::{FlockingSchedule, Step};
 use crate::simulation::FlockSimulation;
 pub use mesh::{NavMesh, NavMeshError};
 pub use planner::NavMeshPlanner;
+#[cfg(feature = "snapshot")]
+pub(crate) use planner::SavedMeshPlanner;
 
 /// Navigation meshes (the `navmesh` feature; add it after
 /// [`FlockingPlugins`](crate::FlockingPlugins), with [`SquadsPlugin`](crate::SquadsPlugin)):

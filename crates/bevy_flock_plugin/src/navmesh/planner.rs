@@ -2,13 +2,13 @@
 
 use std::collections::VecDeque;
 
-use bevy::ecs::entity::EntityHashMap;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use core::time::Duration;
 
 use super::mesh::NavMesh;
 use crate::destination::Planned;
+use crate::requests::Requests;
 
 /// How many paths found on the mesh as it is the planner keeps for reuse, the newest.
 const REUSABLE_PATHS: usize = 64;
@@ -36,15 +36,8 @@ pub struct NavMeshPlanner {
     pub paths_per_tick: u32,
     /// This tick's budget left.
     left: u32,
-    /// Requests waiting, oldest first; one counts only while `asked` holds its number for its
-    /// asker (a request replaced or forgotten is dropped when its turn comes).
-    queue: VecDeque<Request>,
-    /// By asker, where to and the number of its request waiting in `queue`.
-    asked: EntityHashMap<(Vec3, u64)>,
-    /// The number the next request gets.
-    next_number: u64,
-    /// Answers not yet taken, by who asked: where to, and the path if there is one.
-    answers: EntityHashMap<(Vec3, Option<Vec<Vec3>>)>,
+    /// The requests waiting, and the answers not yet taken.
+    requests: Requests,
     /// The mesh the answers are of.
     mesh: Option<u64>,
     /// The newest paths found on the mesh as it is, oldest first, each with where it was found
@@ -67,24 +60,12 @@ struct Found {
     waypoints: Vec<Vec3>,
 }
 
-/// A path asked for.
-#[derive(Clone, Copy, Debug)]
-struct Request {
-    who: Entity,
-    from: Vec3,
-    to: Vec3,
-    number: u64,
-}
-
 impl Default for NavMeshPlanner {
     fn default() -> Self {
         Self {
             paths_per_tick: 4,
             left: 0,
-            queue: VecDeque::new(),
-            asked: EntityHashMap::default(),
-            next_number: 0,
-            answers: EntityHashMap::default(),
+            requests: Requests::default(),
             mesh: None,
             found: VecDeque::new(),
             head_waits: None,
@@ -109,12 +90,12 @@ impl NavMeshPlanner {
 
     /// How many requests wait.
     pub fn waiting(&self) -> usize {
-        self.asked.len()
+        self.requests.waiting()
     }
 
     /// Whether `who` has a request waiting, or answered and not taken.
     pub(crate) fn has_request(&self, who: Entity) -> bool {
-        self.answers.contains_key(&who) || self.asked.contains_key(&who)
+        self.requests.has(who)
     }
 
     /// Starts a new tick's budget.
@@ -131,77 +112,44 @@ impl NavMeshPlanner {
     pub(crate) fn plan(&mut self, mesh: &NavMesh, who: Entity, from: Vec3, to: Vec3) -> Planned {
         if self.mesh != Some(mesh.number()) {
             // Answers found on a mesh since replaced are of no use; the requests stay.
-            self.answers.clear();
+            self.requests.drop_answers();
             self.found.clear();
             self.mesh = Some(mesh.number());
         }
         let to = to.with_z(0.0);
-        if let Some(answer) = self.take_answer(who, to) {
+        if let Some(answer) = self.requests.take_answer(who, to) {
             return answer;
         }
-        if self.asked.get(&who).is_none_or(|&(asked, _)| asked != to) {
-            self.forget(who);
-            let number = self.next_number;
-            self.next_number += 1;
-            self.asked.insert(who, (to, number));
-            self.queue.push_back(Request {
-                who,
-                from,
-                to,
-                number,
-            });
-            self.drop_unwanted();
+        if !self.requests.is_waiting_for(who, to) {
+            self.requests.forget(who);
+            self.requests.ask(who, from, to);
         }
         self.work(mesh);
-        self.take_answer(who, to).unwrap_or(Planned::Waiting)
-    }
-
-    /// Drops the requests no longer wanted from the queue, once they outnumber those that are
-    /// (units sent elsewhere again and again while they wait).
-    fn drop_unwanted(&mut self) {
-        if self.queue.len() <= 2 * self.asked.len() + 64 {
-            return;
-        }
-        let asked = &self.asked;
-        self.queue
-            .retain(|r| asked.get(&r.who).is_some_and(|&(_, n)| n == r.number));
+        self.requests
+            .take_answer(who, to)
+            .unwrap_or(Planned::Waiting)
     }
 
     /// Drops what `who` asked for (its request left in the queue, dropped in its turn), and
     /// any answer it did not take.
     pub(crate) fn forget(&mut self, who: Entity) {
-        self.asked.remove(&who);
-        self.answers.remove(&who);
-    }
-
-    /// `who`'s answer, if it is for `to`; an answer for another point is dropped.
-    fn take_answer(&mut self, who: Entity, to: Vec3) -> Option<Planned> {
-        let (answered, path) = self.answers.remove(&who)?;
-        (answered == to).then(|| path.map_or(Planned::NoPath, Planned::Ready))
+        self.requests.forget(who);
     }
 
     /// Answers requests in turn: those a path found before serves at once, the others by a
     /// search each while this tick's budget lasts. Once it is spent, requests are answered in
     /// turn only while a path found before serves them, and the clock is not read.
     fn work(&mut self, mesh: &NavMesh) {
-        let head = self.queue.front().map(|r| r.number);
+        let head = self.requests.head();
         if head.is_none() || (self.left == 0 && head == self.head_waits) {
             return;
         }
         let started = (self.left > 0).then(Instant::now);
-        while let Some(request) = self.queue.pop_front() {
-            let wanted = self
-                .asked
-                .get(&request.who)
-                .is_some_and(|&(_, number)| number == request.number);
-            if !wanted {
-                continue;
-            }
+        while let Some(request) = self.requests.next() {
             let path = match self.reusable(mesh, request.from, request.to) {
                 Some(path) => Some(path),
                 None if self.left == 0 => {
-                    self.head_waits = Some(request.number);
-                    self.queue.push_front(request);
+                    self.head_waits = Some(self.requests.put_back(request));
                     break;
                 }
                 None => {
@@ -214,8 +162,7 @@ impl NavMeshPlanner {
                     path
                 }
             };
-            self.asked.remove(&request.who);
-            self.answers.insert(request.who, (request.to, path));
+            self.requests.answer(request.who, request.to, path);
         }
         if let Some(started) = started {
             self.searched_for += started.elapsed();
@@ -251,5 +198,73 @@ impl NavMeshPlanner {
                     && (found.waypoints.first()).is_some_and(|&w| mesh.is_clear_line(from, w))
             })
             .map(|found| found.waypoints.clone())
+    }
+}
+
+/// A [`NavMeshPlanner`] as a snapshot holds it: its budget, the requests waiting in their
+/// order, the answers not yet taken and the paths kept for reuse, each unit named by its stable
+/// id. The mesh is the game's: what was found on the mesh in the world when the snapshot was
+/// taken is restored as found on the mesh in the world it is restored into.
+#[cfg(feature = "snapshot")]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct SavedMeshPlanner {
+    paths_per_tick: u32,
+    queue: crate::requests::SavedQueue,
+    answers: crate::requests::SavedAnswers,
+    /// Whether the answers and the paths kept were found on the mesh in the world.
+    on_the_mesh: bool,
+    /// The paths kept: where each was found from, its length and its waypoints.
+    found: Vec<(Vec3, f32, Vec<Vec3>)>,
+}
+
+#[cfg(feature = "snapshot")]
+impl NavMeshPlanner {
+    /// The planner as a snapshot holds it, each unit named by `id_of`, in a world whose mesh is
+    /// `mesh`. What a unit it names no id for asked is left out (see [`Requests::save`]).
+    pub(crate) fn save(
+        &self,
+        id_of: impl Fn(Entity) -> Option<u64>,
+        mesh: Option<&NavMesh>,
+    ) -> SavedMeshPlanner {
+        let (queue, answers) = self.requests.save(id_of);
+        SavedMeshPlanner {
+            paths_per_tick: self.paths_per_tick,
+            queue,
+            answers,
+            on_the_mesh: self.mesh.is_some() && self.mesh == mesh.map(NavMesh::number),
+            found: (self.found.iter())
+                .map(|f| (f.from, f.length, f.waypoints.clone()))
+                .collect(),
+        }
+    }
+}
+
+#[cfg(feature = "snapshot")]
+impl SavedMeshPlanner {
+    /// Every id the planner names.
+    pub(crate) fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+        let queued = self.queue.iter().map(|&(id, ..)| id);
+        queued.chain(self.answers.iter().map(|&(id, ..)| id))
+    }
+
+    /// The planner restored into a world whose mesh is `mesh`, each id named by `entity_of`.
+    pub(crate) fn restore(
+        &self,
+        entity_of: impl Fn(u64) -> Entity,
+        mesh: Option<&NavMesh>,
+    ) -> NavMeshPlanner {
+        NavMeshPlanner {
+            paths_per_tick: self.paths_per_tick,
+            requests: Requests::restore(&self.queue, &self.answers, entity_of),
+            mesh: mesh.filter(|_| self.on_the_mesh).map(NavMesh::number),
+            found: (self.found.iter())
+                .map(|(from, length, waypoints)| Found {
+                    from: *from,
+                    length: *length,
+                    waypoints: waypoints.clone(),
+                })
+                .collect(),
+            ..NavMeshPlanner::default()
+        }
     }
 }

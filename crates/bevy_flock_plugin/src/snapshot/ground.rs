@@ -1,6 +1,7 @@
-//! The ground a snapshot holds (the `pathfinding` feature): the terrain, its path planner, and
-//! what the squad systems last saw of it. Without the feature there is none to hold, and a
-//! snapshot that holds one cannot be restored.
+//! The ground a snapshot holds (the `pathfinding` feature): the terrain, its path planner, the
+//! navmesh's planner (the `navmesh` feature), and what the squad systems last saw of it.
+//! Without the feature there is none to hold, and a snapshot that holds one cannot be
+//! restored.
 
 use bevy::prelude::*;
 #[cfg(feature = "pathfinding")]
@@ -16,6 +17,8 @@ use crate::squads::SquadProgress;
 use crate::terrain::{Renaming, SavedPlanner, SavedTerrain, TerrainRevision};
 #[cfg(feature = "pathfinding")]
 use crate::{Destination, PathPlanner, Terrain};
+#[cfg(feature = "navmesh")]
+use crate::{NavMesh, NavMeshPlanner, navmesh::SavedMeshPlanner};
 
 /// The ground as saved.
 #[cfg(feature = "pathfinding")]
@@ -25,6 +28,9 @@ struct SavedGround {
     planner: Option<SavedPlanner>,
     /// The terrain as the formations and the path following last saw it.
     squads_saw: Option<(Option<TerrainRevision>, Option<TerrainRevision>)>,
+    /// The navmesh's planner in postcard's bytes, empty where there is none: the same layout
+    /// with and without the `navmesh` feature.
+    mesh_planner: Vec<u8>,
 }
 
 /// `world`'s ground, its planner naming `units` by id; empty where it has neither
@@ -44,13 +50,21 @@ pub(super) fn take(world: &World, units: &Units) -> Vec<u8> {
     let rename = |saw: Option<TerrainRevision>| saw.map(|r| renaming.apply(r));
     let squads_saw = (world.get_resource::<SquadProgress>())
         .map(|p| (rename(p.formations_saw), rename(p.paths_saw)));
-    if terrain.is_none() && planner.is_none() {
+    #[cfg(feature = "navmesh")]
+    let mesh_planner = (world.get_resource::<NavMeshPlanner>())
+        .map(|p| p.save(id_of, world.get_resource::<NavMesh>()))
+        .map(|p| postcard::to_allocvec(&p).expect("a planner always serialises"))
+        .unwrap_or_default();
+    #[cfg(not(feature = "navmesh"))]
+    let mesh_planner = Vec::new();
+    if terrain.is_none() && planner.is_none() && mesh_planner.is_empty() {
         return Vec::new();
     }
     let ground = SavedGround {
         terrain,
         planner,
         squads_saw,
+        mesh_planner,
     };
     postcard::to_allocvec(&ground).expect("the ground always serialises")
 }
@@ -65,10 +79,12 @@ struct Ready {
     terrain: Option<Terrain>,
     planner: Option<PathPlanner>,
     squads_saw: Option<(Option<TerrainRevision>, Option<TerrainRevision>)>,
+    #[cfg(feature = "navmesh")]
+    mesh_planner: Option<NavMeshPlanner>,
 }
 
 /// Reads the saved `bytes` and checks that `world` can take them: its units found, and
-/// the `TerrainPlugin` added where there is a planner.
+/// the `TerrainPlugin` (or `NavMeshPlugin`) added where there is a planner (or a navmesh's).
 #[cfg(feature = "pathfinding")]
 pub(super) fn prepare(
     bytes: &[u8],
@@ -80,6 +96,12 @@ pub(super) fn prepare(
     }
     let malformed = |why: &str| SnapshotError::Malformed(format!("its ground: {why}"));
     let saved: SavedGround = whole(bytes, "ground")?;
+    #[cfg(not(feature = "navmesh"))]
+    if !saved.mesh_planner.is_empty() {
+        return Err(SnapshotError::PluginMissing {
+            plugin: "NavMeshPlugin (the navmesh feature)",
+        });
+    }
     if saved.terrain.as_ref().is_some_and(|t| !t.is_consistent()) {
         return Err(malformed("its tiles do not fill its size"));
     }
@@ -115,7 +137,35 @@ pub(super) fn prepare(
         terrain,
         planner,
         squads_saw: saved.squads_saw.map(|(a, b)| (rename(a), rename(b))),
+        #[cfg(feature = "navmesh")]
+        mesh_planner: prepare_mesh_planner(&saved.mesh_planner, world, units)?,
     })))
+}
+
+/// The navmesh's planner of `bytes` (none where they are empty), its units found, ready for
+/// `world`, whose `NavMeshPlugin` it needs.
+#[cfg(feature = "navmesh")]
+fn prepare_mesh_planner(
+    bytes: &[u8],
+    world: &World,
+    units: &Units,
+) -> Result<Option<NavMeshPlanner>, SnapshotError> {
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    if !world.contains_resource::<NavMeshPlanner>() {
+        return Err(SnapshotError::PluginMissing {
+            plugin: "NavMeshPlugin",
+        });
+    }
+    let saved: SavedMeshPlanner = whole(bytes, "navmesh planner")?;
+    for id in saved.ids() {
+        units.entity(id).ok_or(SnapshotError::UnitMissing { id })?;
+    }
+    let entity_of = |id| units.entity(id).unwrap_or(Entity::PLACEHOLDER);
+    Ok(Some(
+        saved.restore(entity_of, world.get_resource::<NavMesh>()),
+    ))
 }
 
 #[cfg(feature = "pathfinding")]
@@ -133,6 +183,10 @@ impl PreparedGround {
             }
         }
         if let Some(planner) = ready.planner {
+            world.insert_resource(planner);
+        }
+        #[cfg(feature = "navmesh")]
+        if let Some(planner) = ready.mesh_planner {
             world.insert_resource(planner);
         }
         if let Some((formations_saw, paths_saw)) = ready.squads_saw {

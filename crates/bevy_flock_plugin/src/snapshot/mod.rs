@@ -56,7 +56,12 @@ use crate::{
 /// - the [`PathPlanner`](crate::PathPlanner): its budget, the requests waiting in their order,
 ///   the search being run as far as it got (A* or hierarchical), the answers not yet taken,
 ///   the paths kept for reuse, the clusters and regions worked out (or half worked out), on
-///   which the budget of the ticks to come depends.
+///   which the budget of the ticks to come depends;
+/// - with `NavMeshPlugin` (the `navmesh` feature), the `NavMeshPlanner`: its budget, the
+///   requests waiting in their order, the answers not yet taken and the paths kept for reuse.
+///   The `NavMesh` itself is the game's: insert the same one before restoring (what was
+///   planned on the mesh of the world saved counts as planned on it), and the squads take it
+///   as seen.
 ///
 /// A squad (a [`Flock`](crate::Flock) with a [`Destination`] or a
 /// [`Formation`](crate::Formation)) is named by an [`AgentId`] like an agent.
@@ -64,7 +69,7 @@ use crate::{
 /// The rest is the game's, as it set it up, to spawn again (or save) before restoring: which
 /// agents and squads exist and their ids, flocks (which agent is in which) and their tuning,
 /// per-agent overrides, [`SpeedFactor`](crate::SpeedFactor)s, [`OnFloor`](crate::OnFloor)s,
-/// [`Combatant`](crate::Combatant)s, leaders, obstacles, predators, flow fields,
+/// [`Combatant`](crate::Combatant)s, leaders, obstacles, predators, flow fields, the navmesh,
 /// [`FlockingConfig`] (its seed included) and the schedule's clock. Take the snapshot right
 /// after a tick, before the game's next orders: a change the game made since the last tick and
 /// the plugin has not yet seen (a destination set again to the same point) is restored as seen.
@@ -216,7 +221,7 @@ impl Layout {
 impl FlockSnapshot {
     /// The version of the layout this build writes and reads; a snapshot of another is
     /// refused with [`SnapshotError::Version`].
-    pub const FORMAT_VERSION: u16 = 2;
+    pub const FORMAT_VERSION: u16 = 3;
 
     /// The kernel's count of ticks when the snapshot was taken.
     pub fn tick(&self) -> u64 {

@@ -6,6 +6,7 @@ use core::marker::PhantomData;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
+use super::changes::Changes;
 use crate::destination::Planned;
 #[cfg(feature = "navmesh")]
 use crate::navmesh::{NavMesh, NavMeshPlanner};
@@ -69,13 +70,21 @@ impl Ground<'_> {
     }
 
     /// What changed since the ground `seen` last, which becomes the ground as it is. A
-    /// navmesh counts as changed when it was replaced since the system last ran.
-    pub(crate) fn changes(&self, seen: &mut SeenGround) -> GroundChange {
+    /// navmesh counts as changed when it was replaced since the system last ran (or since a
+    /// snapshot's restore after that: see [`Changes`]).
+    #[cfg_attr(
+        not(feature = "navmesh"),
+        expect(
+            unused_variables,
+            reason = "a terrain's changes are told by its revisions"
+        )
+    )]
+    pub(crate) fn changes(&self, seen: &mut SeenGround, changes: &Changes) -> GroundChange {
         #[cfg(feature = "navmesh")]
         if let Some(mesh) = &self.navmesh {
             // The terrain is not walked while a navmesh is: seen afresh once the mesh goes.
             *seen = None;
-            return if mesh.is_changed() {
+            return if changes.of(mesh) {
                 GroundChange::All
             } else {
                 GroundChange::None
@@ -198,7 +207,7 @@ impl Ground<'_> {
 #[cfg(not(feature = "pathfinding"))]
 impl Ground<'_> {
     /// Nothing: open ground does not change.
-    pub(crate) fn changes(&self, _seen: &mut SeenGround) -> GroundChange {
+    pub(crate) fn changes(&self, _seen: &mut SeenGround, _changes: &Changes) -> GroundChange {
         GroundChange::None
     }
 

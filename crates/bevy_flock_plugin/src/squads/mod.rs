@@ -2,6 +2,7 @@
 //! as squads into a [`Formation`], [`Combatant`]s that hold their standoff distance, and
 //! [`PotentialField`] steering as the alternative to flocking.
 
+mod changes;
 mod combat;
 mod ground;
 mod paths;
@@ -17,8 +18,8 @@ use crate::agent_order::{for_each_by_id, ids_first};
 use crate::components::{AgentId, Flock, FlockMembers};
 use crate::destination::{Destination, PathStatus, Planned, PlannedPath};
 use crate::schedule::{FlockingSchedule, Step};
+use changes::Changes;
 use ground::{Ground, GroundChange};
-use progress::Changes;
 pub(crate) use progress::SquadProgress;
 
 /// RTS movement, opt in (add it after [`FlockingPlugins`](crate::FlockingPlugins)):
@@ -147,7 +148,7 @@ fn assign_formation_places(
     mut progress: ResMut<SquadProgress>,
     changes: Changes,
 ) {
-    let change = ground.changes(&mut progress.formations_saw);
+    let change = ground.changes(&mut progress.formations_saw, &changes);
     let waiting = &mut progress.waiting;
     waiting.retain(|&squad| squads.contains(squad));
     let send = |squad: QueryItem<Squad>| {

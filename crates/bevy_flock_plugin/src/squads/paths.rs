@@ -7,9 +7,10 @@ use bevy::ecs::query::QueryItem;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
+use super::changes::Changes;
 use super::combat::Combatant;
 use super::ground::{Ground, GroundChange};
-use super::progress::{Changes, SquadProgress};
+use super::progress::SquadProgress;
 use crate::agent_order::{for_each_by_id, sort_ids_first};
 use crate::components::{Agent, AgentId, Flock, InFlock, Target};
 use crate::destination::{Destination, PathNotFound, PathStatus, Planned, PlannedPath};
@@ -88,7 +89,7 @@ pub(super) fn follow_paths(
     mut progress: ResMut<SquadProgress>,
     changes: Changes,
 ) {
-    let change = ground.changes(&mut progress.paths_saw);
+    let change = ground.changes(&mut progress.paths_saw, &changes);
     // In id order, so that of two enemies equally near the one with the lower id is taken.
     let mut fighters: Vec<_> = (combatants.iter())
         .filter(|(_, c, ..)| c.is_valid())

@@ -4,7 +4,6 @@
 
 use std::collections::VecDeque;
 
-use bevy::ecs::entity::EntityHashMap;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use core::time::Duration;
@@ -15,6 +14,7 @@ use super::regions::RegionsBuilder;
 use super::routes::{PathQuery, PathStart};
 use super::search::{PathSearch, Searched, is_open_path};
 use crate::destination::Planned;
+use crate::requests::Requests;
 
 /// How many paths found on the terrain as it is the planner keeps for reuse, the newest.
 const REUSABLE_PATHS: usize = 64;
@@ -55,20 +55,10 @@ pub struct PathPlanner {
     left: u32,
     /// What is left of this tick's share for working out regions.
     regions_left: u32,
-    /// Requests waiting, oldest first, and some no longer wanted: a request counts only while
-    /// `asked` holds its number for its asker (so that one replaced or forgotten is dropped
-    /// when its turn comes, without a scan of the queue).
-    queue: VecDeque<Request>,
-    /// By asker, where to and the number of its request waiting in `queue`: each unit's
-    /// questions each tick are answered by a lookup, where a scan of the queue made a tick's
-    /// work grow with the square of the units waiting.
-    asked: EntityHashMap<(Vec3, u64)>,
-    /// The number the next request gets.
-    next_number: u64,
+    /// The requests waiting, and the answers not yet taken.
+    requests: Requests,
     /// The search being run.
     active: Option<Active>,
-    /// Answers not yet taken, by who asked: where to, and the path if there is one.
-    answers: EntityHashMap<(Vec3, Option<Vec<Vec3>>)>,
     /// The terrain the work below is of.
     revision: Option<TerrainRevision>,
     /// The terrain's regions being worked out, while they are not known.
@@ -102,27 +92,14 @@ enum Search {
     Clusters(HierarchicalSearch),
 }
 
-/// A path asked for: by whom, from where, to where, and its number (see
-/// [`PathPlanner::asked`]).
-#[derive(Clone, Copy, Debug)]
-struct Request {
-    who: Entity,
-    from: Vec3,
-    to: Vec3,
-    number: u64,
-}
-
 impl Default for PathPlanner {
     fn default() -> Self {
         Self {
             tiles_per_tick: 5_000,
             left: 5_000,
             regions_left: 2_500,
-            queue: VecDeque::new(),
-            asked: EntityHashMap::default(),
-            next_number: 0,
+            requests: Requests::default(),
             active: None,
-            answers: EntityHashMap::default(),
             revision: None,
             regions: None,
             found: VecDeque::new(),
@@ -153,14 +130,12 @@ impl PathPlanner {
 
     /// How many requests wait or are being searched for.
     pub fn waiting(&self) -> usize {
-        self.asked.len() + usize::from(self.active.is_some())
+        self.requests.waiting() + usize::from(self.active.is_some())
     }
 
     /// Whether `who` has a request waiting, being searched for, or answered and not taken.
     pub(crate) fn has_request(&self, who: Entity) -> bool {
-        self.answers.contains_key(&who)
-            || self.active.as_ref().is_some_and(|a| a.who == who)
-            || self.asked.contains_key(&who)
+        self.requests.has(who) || self.active.as_ref().is_some_and(|a| a.who == who)
     }
 
     /// Starts a new tick's budget.
@@ -175,67 +150,29 @@ impl PathPlanner {
     /// asked for), else asked for and planned as far as this tick's budget goes. A request
     /// for a new `to` replaces `who`'s earlier one.
     pub(crate) fn plan(&mut self, terrain: &Terrain, who: Entity, from: Vec3, to: Vec3) -> Planned {
-        if let Some(answer) = self.take_answer(who, to) {
+        let to = to.with_z(0.0);
+        if let Some(answer) = self.requests.take_answer(who, to) {
             return answer;
         }
-        let to = to.with_z(0.0);
-        let asked = self.asked.get(&who).is_some_and(|&(asked, _)| asked == to)
-            || self
-                .active
-                .as_ref()
-                .is_some_and(|a| a.who == who && a.query.to == to);
+        let asked = self.requests.is_waiting_for(who, to)
+            || (self.active.as_ref()).is_some_and(|a| a.who == who && a.query.to == to);
         if !asked {
             self.forget(who);
-            let request = self.numbered(who, from, to);
-            self.queue.push_back(request);
-            self.drop_unwanted();
+            self.requests.ask(who, from, to);
         }
         self.work(terrain);
-        self.take_answer(who, to).unwrap_or(Planned::Waiting)
+        self.requests
+            .take_answer(who, to)
+            .unwrap_or(Planned::Waiting)
     }
 
-    /// A request by `who` from `from` to `to`, counted as the one it waits for.
-    fn numbered(&mut self, who: Entity, from: Vec3, to: Vec3) -> Request {
-        let number = self.next_number;
-        self.next_number += 1;
-        self.asked.insert(who, (to, number));
-        Request {
-            who,
-            from,
-            to,
-            number,
-        }
-    }
-
-    /// Drops the requests no longer wanted from the queue, once they outnumber those that are
-    /// (units sent elsewhere again and again while they wait): each is dropped once, so the
-    /// work is spread over the requests made.
-    fn drop_unwanted(&mut self) {
-        if self.queue.len() <= 2 * self.asked.len() + 64 {
-            return;
-        }
-        let asked = &self.asked;
-        self.queue.retain(|r| {
-            asked
-                .get(&r.who)
-                .is_some_and(|&(_, number)| number == r.number)
-        });
-    }
-
-    /// Drops what `who` asked for (its request left in the queue, dropped in its turn), and
-    /// any answer it did not take.
+    /// Drops what `who` asked for (its request left in the queue, dropped in its turn, or its
+    /// search), and any answer it did not take.
     pub(crate) fn forget(&mut self, who: Entity) {
-        self.asked.remove(&who);
+        self.requests.forget(who);
         if self.active.as_ref().is_some_and(|a| a.who == who) {
             self.active = None;
         }
-        self.answers.remove(&who);
-    }
-
-    /// `who`'s answer, if it is for `to`; an answer for another point is dropped.
-    fn take_answer(&mut self, who: Entity, to: Vec3) -> Option<Planned> {
-        let (answered, path) = self.answers.remove(&who)?;
-        (answered == to.with_z(0.0)).then(|| path.map_or(Planned::NoPath, Planned::Ready))
     }
 
     /// Answers requests in turn until this tick's budget is spent (see
@@ -243,7 +180,7 @@ impl PathPlanner {
     /// spent, only requests that need no search are answered, each unit's question costs a
     /// lookup, and the clock is not read).
     fn work(&mut self, terrain: &Terrain) {
-        if self.active.is_none() && self.queue.is_empty() {
+        if self.active.is_none() && self.requests.head().is_none() {
             return;
         }
         if self.left == 0 {
@@ -329,15 +266,14 @@ impl PathPlanner {
                 }
             };
             self.active = None;
-            self.answers.insert(who, (query.to, answer));
+            self.requests.answer(who, query.to, answer);
         }
     }
 
     /// Puts `who`'s search for `query` back at the head of the queue, to start afresh.
     fn restart(&mut self, who: Entity, query: PathQuery) {
         self.active = None;
-        let request = self.numbered(who, query.from, query.to);
-        self.queue.push_front(request);
+        self.requests.ask_first(who, query.from, query.to);
     }
 
     /// Counts `tiles` of this tick's budget spent.
@@ -363,7 +299,7 @@ impl PathPlanner {
         if let Some(active) = &self.active
             && regions.of(active.query.start) != regions.of(active.query.goal)
         {
-            self.answers.insert(active.who, (active.query.to, None));
+            self.requests.answer(active.who, active.query.to, None);
             self.active = None;
         }
     }
@@ -371,34 +307,19 @@ impl PathPlanner {
     /// Takes the next request: answers it at once where it needs no search (or a path found
     /// before serves), else starts its search. Returns whether a search is running.
     fn start_next(&mut self, terrain: &Terrain) -> bool {
-        while let Some(request) = self.queue.pop_front() {
-            let Request {
-                who,
-                from,
-                to,
-                number,
-            } = request;
-            if self
-                .asked
-                .get(&who)
-                .is_none_or(|&(_, asked)| asked != number)
-            {
-                // Replaced or forgotten since.
-                continue;
-            }
-            self.asked.remove(&who);
+        while let Some(request) = self.requests.next() {
+            let (who, from, to) = (request.who, request.from, request.to);
             if let Some(path) = self.reusable(terrain, from, to) {
-                self.answers.insert(who, (to, Some(path)));
+                self.requests.answer(who, to, Some(path));
                 continue;
             }
             match terrain.start_path(from, to, terrain.known_regions()) {
                 PathStart::Answered(answer) => {
-                    self.answers.insert(who, (to, answer));
+                    self.requests.answer(who, to, answer);
                 }
                 PathStart::Search(query) => {
                     if self.left == 0 {
-                        self.asked.insert(who, (to, number));
-                        self.queue.push_front(request);
+                        self.requests.put_back(request);
                         return false;
                     }
                     let search = if terrain.tile_count() > HIERARCHICAL_ABOVE {

@@ -4,7 +4,6 @@
 
 use std::collections::VecDeque;
 
-use bevy::ecs::entity::EntityHashMap;
 use bevy::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -13,17 +12,18 @@ use super::super::map::TerrainRevision;
 use super::super::regions::RegionsBuilder;
 use super::super::routes::PathQuery;
 use super::super::saved::Renaming;
-use super::{Active, PathPlanner, Request, Search};
+use super::{Active, PathPlanner, Search};
+use crate::requests::{Requests, SavedAnswers, SavedQueue};
 
 /// A [`PathPlanner`] as saved, each unit named by its stable id.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct SavedPlanner {
     tiles_per_tick: u32,
-    /// The requests still wanted, oldest first: who, from where, to where.
-    queue: Vec<(u64, Vec3, Vec3)>,
+    /// The requests still wanted, oldest first.
+    queue: SavedQueue,
     active: Option<SavedSearch>,
-    /// Answers not yet taken, by id: where to, and the path if there is one.
-    answers: Vec<(u64, Vec3, Option<Vec<Vec3>>)>,
+    /// Answers not yet taken.
+    answers: SavedAnswers,
     revision: Option<TerrainRevision>,
     regions: Option<RegionsBuilder>,
     found: VecDeque<Vec<Vec3>>,
@@ -48,11 +48,7 @@ impl PathPlanner {
         id_of: impl Fn(Entity) -> Option<u64>,
         renaming: &Renaming,
     ) -> SavedPlanner {
-        // Requests replaced or forgotten since they were queued are never answered.
-        let queue = (self.queue.iter())
-            .filter(|r| self.asked.get(&r.who).is_some_and(|&(_, n)| n == r.number))
-            .filter_map(|r| Some((id_of(r.who)?, r.from, r.to)))
-            .collect();
+        let (queue, answers) = self.requests.save(&id_of);
         let active = self.active.as_ref().and_then(|a| {
             Some(SavedSearch {
                 who: id_of(a.who)?,
@@ -61,10 +57,6 @@ impl PathPlanner {
                 started_on: renaming.apply(a.started_on),
             })
         });
-        let mut answers: Vec<_> = (self.answers.iter())
-            .filter_map(|(&who, (to, path))| Some((id_of(who)?, *to, path.clone())))
-            .collect();
-        answers.sort_unstable_by_key(|&(id, ..)| id);
         let mut hierarchy = self.hierarchy.clone();
         hierarchy.rename_terrain(|r| renaming.apply(r));
         SavedPlanner {
@@ -99,6 +91,7 @@ impl SavedPlanner {
     ) -> PathPlanner {
         let mut planner = PathPlanner {
             tiles_per_tick: self.tiles_per_tick,
+            requests: Requests::restore(&self.queue, &self.answers, &entity_of),
             revision: self.revision.map(|r| renaming.apply(r)),
             regions: self.regions.clone(),
             found: self.found.clone(),
@@ -106,19 +99,12 @@ impl SavedPlanner {
             ..default()
         };
         planner.hierarchy.rename_terrain(|r| renaming.apply(r));
-        for &(id, from, to) in &self.queue {
-            let request: Request = planner.numbered(entity_of(id), from, to);
-            planner.queue.push_back(request);
-        }
         planner.active = self.active.as_ref().map(|a| Active {
             who: entity_of(a.who),
             query: a.query,
             search: a.search.clone(),
             started_on: renaming.apply(a.started_on),
         });
-        planner.answers = (self.answers.iter())
-            .map(|(id, to, path)| (entity_of(*id), (*to, path.clone())))
-            .collect::<EntityHashMap<_>>();
         planner
     }
 }

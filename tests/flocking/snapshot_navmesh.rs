@@ -1,0 +1,101 @@
+//! Snapshots of a crowd on a navmesh: sixty units sent across a town of blocks, with a planner
+//! of one path a tick, so that at the snapshots paths wait their turn, answers wait to be taken
+//! and paths found are kept for reuse. Saved at 300 and loaded into a new app (which inserts
+//! the same mesh before the restore, as a game does), the crowd continues bit for bit to 600,
+//! and a rollback from 300 to 280 replays the same ticks.
+
+use bevy::prelude::*;
+use bevy_flock::NavMeshPlanner;
+use bevy_flock::prelude::*;
+
+use crate::navmesh::town_kept;
+use crate::snapshot::{
+    Scene, find, loads_into_a_new_app_and_continues, original, paths_in_play,
+    rolls_back_and_replays,
+};
+use crate::support::*;
+
+/// The units; unit `k` has id `k`.
+const UNITS: u64 = 60;
+
+/// The crossing of street `column` (from the left) with street `row` (from the bottom).
+fn crossing(column: u64, row: u64) -> Vec3 {
+    Vec3::new(2.0 + 14.0 * column as f32, 2.0 + 14.0 * row as f32, 0.0)
+}
+
+/// The town of [`town_kept`], kept 0.5 m from its walls, with the units in its lower streets
+/// each sent to a crossing four to six streets up, and a planner of one path a tick.
+fn town_scene() -> App {
+    let mut app = create_test_app_with(FlockingPlugins::default().planar(), |app| {
+        app.add_plugins((SquadsPlugin, TerrainPlugin, NavMeshPlugin));
+    });
+    app.insert_resource(town_kept(0.5));
+    app.world_mut()
+        .resource_mut::<NavMeshPlanner>()
+        .paths_per_tick = 1;
+    app.world_mut().resource_mut::<FlockingConfig>().seed = 11;
+    let mut tuning = FlockTuning::squad();
+    tuning.perception.velocity_obstacles = VelocityObstacles::Reciprocal;
+    let flock = spawn_flock(&mut app, tuning);
+    for k in 0..UNITS {
+        let from = crossing(k % 9, 0) + Vec3::new((k / 9) as f32 * 0.8 - 2.4, 0.5, 0.0);
+        let to = crossing((k * 5) % 9, 4 + k % 3);
+        app.world_mut().spawn((
+            Agent,
+            AgentId(k),
+            InFlock(flock),
+            Transform::from_translation(from),
+            Destination(to),
+        ));
+    }
+    app
+}
+
+/// The game's orders before kernel tick `tick`: at 290 every third unit sent on to a crossing
+/// of the top streets (most to one of three, so that a path found serves others), at 296 every
+/// fifth, and at 450 every unit sent back down.
+fn orders(app: &mut App, tick: u64) {
+    type Sent = fn(u64) -> bool;
+    let (sent, goal): (Sent, fn(u64) -> Vec3) = match tick {
+        290 => (|k| k % 3 == 0, |k| crossing(3 + k % 3, 8)),
+        296 => (|k| k % 5 == 0, |k| crossing(k % 9, 7)),
+        450 => (|_| true, |k| crossing((k * 7) % 9, 1)),
+        _ => return,
+    };
+    for k in (0..UNITS).filter(|&k| sent(k)) {
+        let unit = find(app, k);
+        app.world_mut()
+            .entity_mut(unit)
+            .insert(Destination(goal(k)));
+    }
+}
+
+/// What of the planning is in play: requests waiting, units whose path is being planned, and
+/// units on their way.
+fn planning_in_play(app: &mut App) -> Vec<(&'static str, usize)> {
+    let waiting = app.world().resource::<NavMeshPlanner>().waiting();
+    let (planning, following) = paths_in_play(app);
+    vec![
+        ("waiting for the planner", waiting),
+        ("planning", planning),
+        ("following a path", following),
+    ]
+}
+
+const TOWN: Scene = Scene {
+    build: town_scene,
+    orders,
+    in_play: planning_in_play,
+};
+
+#[test]
+fn a_crowd_on_a_navmesh_saved_mid_planning_loads_into_a_new_app_and_continues_bit_for_bit() {
+    let original = original(&TOWN);
+    let bytes = original.at_300.to_bytes();
+    loads_into_a_new_app_and_continues(&TOWN, &original, &bytes);
+}
+
+#[test]
+fn a_crowd_on_a_navmesh_rolls_back_and_replays_the_same_ticks() {
+    rolls_back_and_replays(&TOWN, &original(&TOWN));
+}
