@@ -58,6 +58,9 @@ static NEXT_MESH: AtomicU64 = AtomicU64::new(1);
 /// Walls hold from both sides: an agent placed off the ground (inside a building) stays
 /// there, so place agents where [`is_walkable_at`](Self::is_walkable_at) holds.
 ///
+/// The mesh is the ground of floor 0 (see [`OnFloor`](crate::OnFloor)): its walls stand on
+/// that floor only, and the paths it plans are floor 0's, whatever the floor of the agent.
+///
 /// ```
 /// use bevy::prelude::*;
 /// use bevy_flock_plugin::NavMesh;
