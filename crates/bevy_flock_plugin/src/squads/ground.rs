@@ -1,4 +1,5 @@
-//! The ground squads move over: the `Terrain` when there is one, else open ground.
+//! The ground squads move over: the `NavMesh` or the `Terrain` when there is one, else open
+//! ground, each [`Walkable`].
 
 #[cfg(not(feature = "pathfinding"))]
 use core::marker::PhantomData;
@@ -123,34 +124,6 @@ impl Ground<'_> {
             .is_some_and(|t| t.crosses(from, waypoints, tiles))
     }
 
-    /// Whether `point` is walkable.
-    pub(crate) fn is_walkable_at(&self, point: Vec3) -> bool {
-        #[cfg(feature = "navmesh")]
-        if let Some(mesh) = &self.navmesh {
-            return mesh.is_walkable_at(point);
-        }
-        self.terrain().is_none_or(|t| t.is_walkable_at(point))
-    }
-
-    /// Whether a unit goes straight from `a` to `b` with room to spare (see
-    /// [`Terrain::is_clear_line`]).
-    pub(crate) fn is_clear_line(&self, a: Vec3, b: Vec3) -> bool {
-        #[cfg(feature = "navmesh")]
-        if let Some(mesh) = &self.navmesh {
-            return mesh.is_clear_line(a, b);
-        }
-        self.terrain().is_none_or(|t| t.is_clear_line(a, b))
-    }
-
-    /// Whether the segment from `a` to `b` crosses only walkable ground: a line of sight.
-    pub(crate) fn sees(&self, a: Vec3, b: Vec3) -> bool {
-        #[cfg(feature = "navmesh")]
-        if let Some(mesh) = &self.navmesh {
-            return mesh.sees(a, b);
-        }
-        self.terrain().is_none_or(|t| t.is_clear_band(a, b, 0.0))
-    }
-
     /// The path for `who` from `from` to `to` (see [`Terrain::find_path`]): through the
     /// [`PathPlanner`] when there is one, so that it may have to wait its turn; on open ground,
     /// `to` alone.
@@ -172,35 +145,6 @@ impl Ground<'_> {
                 .map_or(Planned::NoPath, Planned::Ready),
         }
     }
-
-    /// The centres of the unwalkable tiles (none on a navmesh).
-    pub(crate) fn wall_centres(&self) -> Vec<Vec3> {
-        #[cfg(feature = "navmesh")]
-        if self.navmesh.is_some() {
-            return Vec::new();
-        }
-        self.terrain().map_or_else(Vec::new, Terrain::wall_centres)
-    }
-
-    /// How far along its path a unit checks its way is clear: [`LOOK_AHEAD_TILES`] tiles; on
-    /// a navmesh, [`NavMesh::look_ahead`].
-    pub(crate) fn look_ahead(&self) -> f32 {
-        #[cfg(feature = "navmesh")]
-        if let Some(mesh) = &self.navmesh {
-            return mesh.look_ahead();
-        }
-        self.terrain()
-            .map_or(f32::INFINITY, |t| t.tile_size() * LOOK_AHEAD_TILES)
-    }
-
-    /// Half the width of a tile (half a unit on open ground and on a navmesh).
-    pub(crate) fn half_tile(&self) -> f32 {
-        #[cfg(feature = "navmesh")]
-        if self.navmesh.is_some() {
-            return 0.5;
-        }
-        self.terrain().map_or(0.5, |t| t.tile_size() * 0.5)
-    }
 }
 
 /// Open ground, where no terrain can be (without the `pathfinding` feature).
@@ -221,38 +165,158 @@ impl Ground<'_> {
         false
     }
 
-    /// Everywhere.
-    pub(crate) fn is_walkable_at(&self, _point: Vec3) -> bool {
-        true
-    }
-
-    /// Always.
-    pub(crate) fn is_clear_line(&self, _a: Vec3, _b: Vec3) -> bool {
-        true
-    }
-
-    /// Always.
-    pub(crate) fn sees(&self, _a: Vec3, _b: Vec3) -> bool {
-        true
-    }
-
     /// Straight to `to`.
     pub(crate) fn plan(&mut self, _who: Entity, _from: Vec3, to: Vec3) -> Planned {
         Planned::Ready(vec![to])
     }
+}
 
-    /// None.
-    pub(crate) fn wall_centres(&self) -> Vec<Vec3> {
+/// What the squads ask of the ground they move over, whatever it is: open ground, the
+/// `Terrain`'s tiles, or the `NavMesh`.
+trait Walkable {
+    /// Whether `point` is walkable.
+    fn is_walkable_at(&self, point: Vec3) -> bool;
+    /// Whether a unit goes straight from `a` to `b` with room to spare.
+    fn is_clear_line(&self, a: Vec3, b: Vec3) -> bool;
+    /// Whether the segment from `a` to `b` crosses only walkable ground: a line of sight.
+    fn sees(&self, a: Vec3, b: Vec3) -> bool;
+    /// The centres of the unwalkable tiles (none but on a terrain).
+    fn wall_centres(&self) -> Vec<Vec3>;
+    /// How far along its path a unit checks its way is clear.
+    fn look_ahead(&self) -> f32;
+    /// Half the width of a tile (half a unit off a terrain).
+    fn half_tile(&self) -> f32;
+}
+
+/// Open ground: walkable everywhere, every line clear.
+struct Open;
+
+impl Walkable for Open {
+    fn is_walkable_at(&self, _point: Vec3) -> bool {
+        true
+    }
+
+    fn is_clear_line(&self, _a: Vec3, _b: Vec3) -> bool {
+        true
+    }
+
+    fn sees(&self, _a: Vec3, _b: Vec3) -> bool {
+        true
+    }
+
+    fn wall_centres(&self) -> Vec<Vec3> {
         Vec::new()
     }
 
-    /// Without end: every line is clear.
-    pub(crate) fn look_ahead(&self) -> f32 {
+    fn look_ahead(&self) -> f32 {
         f32::INFINITY
     }
 
-    /// Half a unit.
-    pub(crate) fn half_tile(&self) -> f32 {
+    fn half_tile(&self) -> f32 {
         0.5
+    }
+}
+
+#[cfg(feature = "pathfinding")]
+impl Walkable for Terrain {
+    fn is_walkable_at(&self, point: Vec3) -> bool {
+        Terrain::is_walkable_at(self, point)
+    }
+
+    /// See [`Terrain::is_clear_line`].
+    fn is_clear_line(&self, a: Vec3, b: Vec3) -> bool {
+        Terrain::is_clear_line(self, a, b)
+    }
+
+    fn sees(&self, a: Vec3, b: Vec3) -> bool {
+        self.is_clear_band(a, b, 0.0)
+    }
+
+    fn wall_centres(&self) -> Vec<Vec3> {
+        Terrain::wall_centres(self)
+    }
+
+    /// [`LOOK_AHEAD_TILES`] tiles.
+    fn look_ahead(&self) -> f32 {
+        self.tile_size() * LOOK_AHEAD_TILES
+    }
+
+    fn half_tile(&self) -> f32 {
+        self.tile_size() * 0.5
+    }
+}
+
+#[cfg(feature = "navmesh")]
+impl Walkable for NavMesh {
+    fn is_walkable_at(&self, point: Vec3) -> bool {
+        NavMesh::is_walkable_at(self, point)
+    }
+
+    fn is_clear_line(&self, a: Vec3, b: Vec3) -> bool {
+        NavMesh::is_clear_line(self, a, b)
+    }
+
+    fn sees(&self, a: Vec3, b: Vec3) -> bool {
+        NavMesh::sees(self, a, b)
+    }
+
+    fn wall_centres(&self) -> Vec<Vec3> {
+        Vec::new()
+    }
+
+    /// [`NavMesh::look_ahead`].
+    fn look_ahead(&self) -> f32 {
+        NavMesh::look_ahead(self)
+    }
+
+    fn half_tile(&self) -> f32 {
+        0.5
+    }
+}
+
+impl Ground<'_> {
+    /// The ground as it is: the navmesh when there is one, else a usable terrain, else open
+    /// ground.
+    fn walkable(&self) -> &dyn Walkable {
+        #[cfg(feature = "navmesh")]
+        if let Some(mesh) = &self.navmesh {
+            return &**mesh;
+        }
+        #[cfg(feature = "pathfinding")]
+        if let Some(terrain) = self.terrain() {
+            return terrain;
+        }
+        &Open
+    }
+
+    /// Whether `point` is walkable.
+    pub(crate) fn is_walkable_at(&self, point: Vec3) -> bool {
+        self.walkable().is_walkable_at(point)
+    }
+
+    /// Whether a unit goes straight from `a` to `b` with room to spare.
+    pub(crate) fn is_clear_line(&self, a: Vec3, b: Vec3) -> bool {
+        self.walkable().is_clear_line(a, b)
+    }
+
+    /// Whether the segment from `a` to `b` crosses only walkable ground: a line of sight.
+    pub(crate) fn sees(&self, a: Vec3, b: Vec3) -> bool {
+        self.walkable().sees(a, b)
+    }
+
+    /// The centres of the unwalkable tiles (none on a navmesh or open ground).
+    pub(crate) fn wall_centres(&self) -> Vec<Vec3> {
+        self.walkable().wall_centres()
+    }
+
+    /// How far along its path a unit checks its way is clear: on a terrain, a few tiles; on a
+    /// navmesh, a few cells of its edges; on open ground, without end.
+    pub(crate) fn look_ahead(&self) -> f32 {
+        self.walkable().look_ahead()
+    }
+
+    /// Half the width of a tile (half a unit on open ground and on a navmesh).
+    pub(crate) fn half_tile(&self) -> f32 {
+        self.walkable().half_tile()
     }
 }
