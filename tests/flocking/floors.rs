@@ -58,8 +58,9 @@ fn spawn_crossing(app: &mut App) -> Vec<Entity> {
 
 /// Floor-0 agents walk head on into floor-1 agents, through the place of a pillar and past a
 /// predator that are both on floor 1: they keep their lanes exactly (nothing of floor 1 turns
-/// them) and arrive (within 1 m of their goals after 15 s). Floor-1 agents walk round the pillar, never into it, and the predator
-/// pushes one of them off its lane. Every transform stays on the plane (z 0).
+/// them) and arrive (within 1 m of their goals after 15 s). Floor-1 agents walk round the
+/// pillar, never into it, and the predator pushes one of them off its lane. Every transform
+/// stays on the plane (z 0).
 #[test]
 fn agents_meet_only_their_own_floor_s_agents_obstacles_and_predators() {
     let mut app = create_test_app(FlockingPlugins::default().planar());

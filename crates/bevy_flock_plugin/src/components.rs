@@ -304,13 +304,13 @@ pub struct Predator {
 
 /// The floor an agent, a [`Predator`] or an [`Obstacle`] is on, where the flock lives on
 /// planes stacked over one another (a street and a bridge across it, the storeys of a
-/// building; [`FlockingPlugins::planar`](crate::FlockingPlugins::planar)): an agent meets only the
-/// agents, predators and obstacles of its own floor, and seeks its target on it. Without one, an
-/// entity is on floor 0; in 3D it is ignored. Change it to move an agent to another floor (at
-/// the top of a stair, say).
+/// building; [`FlockingPlugins::planar`](crate::FlockingPlugins::planar)): an agent meets only
+/// the agents, predators and obstacles of its own floor, and seeks its target on it. Without
+/// one, an entity is on floor 0; in 3D it is ignored. Change it to move an agent to another
+/// floor (at the top of a stair, say).
 ///
 /// The floors' heights are the game's: on the plane the plugin writes each agent's z as 0, and
-/// the game (or [`NavMesh::with_height`](crate::NavMesh)'s ground) lifts it where it belongs.
+/// the game (or a navmesh's ground, `NavMesh::with_height`) lifts it where it belongs.
 /// The kernel stacks floors [`FLOOR_SPACING`](flock_core::FLOOR_SPACING) apart, so
 /// [`FlockSimulation::position`](crate::FlockSimulation::position) reports an agent on floor
 /// `k` at z `k * FLOOR_SPACING`, and its spatial queries search the floor of that z. A
