@@ -317,7 +317,10 @@
 //! integration, with no obstacle given twice. Replace the mesh when the ground changes and
 //! every path is planned again. Ground that is not flat (`NavMesh::with_height`: a ramp, a
 //! hill, a bridge's arch) puts each agent on its surface after every tick; paths, walls and
-//! the rules stay in the plane.
+//! the rules stay in the plane. Ground on floors over one another (`NavMesh::from_floors`: a
+//! street, and a ramp over it to a roof terrace) has each floor's walls on its [`OnFloor`],
+//! plans paths between floors through the joins where they meet, and moves an agent that
+//! walks across a join to the other floor.
 //! `tools/navmesh-crates` measures why the plugin plans with `polyanya` rather than
 //! `landmass`.
 //!

@@ -1,6 +1,7 @@
 //! The town's ground plan: blocks of buildings with streets and alleys between, an open square,
-//! a river across it with a bridge and a footbridge. `flock_bench` plans paths on the same
-//! plan (it includes this file), so it uses nothing but `Vec2`.
+//! a river across it with a bridge and a footbridge, and a ramp from the square over a street
+//! to a roof terrace (a floor over the street). `flock_bench` plans paths on the same plan (it
+//! includes this file), so it uses nothing but `Vec2`.
 
 use bevy::math::Vec2;
 
@@ -15,6 +16,19 @@ pub const FOOTBRIDGE: [f32; 2] = [28.0, 30.0];
 const ARCH: f32 = 1.2;
 /// How far paths keep from the buildings: a zombie's body radius.
 pub const CLEARANCE: f32 = 0.3;
+
+/// The roof terrace: the low building north of the square, whose roof is walked on.
+pub const TERRACE: [Vec2; 2] = [Vec2::new(-55.0, 13.0), Vec2::new(-42.0, 26.0)];
+/// How high the terrace's roof stands, and the ramp's level deck over the street.
+pub const TERRACE_HEIGHT: f32 = 3.5;
+/// The ramp to the terrace, 3 m wide between these x: from its foot in the square up to the
+/// street's south edge (a slope of 18°), then level over the street to the terrace.
+pub const RAMP_X: [f32; 2] = [-50.0, -47.0];
+pub const RAMP_FOOT: f32 = -4.0;
+pub const RAMP_TOP: f32 = 7.0;
+/// On the square, the ramp is walled off from its foot to where it is 2 m up: walkers pass
+/// under it from there.
+const RAMP_LOW: f32 = RAMP_FOOT + 2.0 / TERRACE_HEIGHT * (RAMP_TOP - RAMP_FOOT);
 
 /// A building: its footprint's corners and its height.
 pub struct Building {
@@ -39,8 +53,12 @@ pub fn buildings() -> Vec<Building> {
     let mut buildings = Vec::new();
     let mut block = |x0: f32, x1: f32, y0: f32, k: usize| {
         let (min, max) = (Vec2::new(x0, y0), Vec2::new(x1, y0 + BLOCK));
-        // Heights from 4 to 8.5 m, in a fixed pattern.
-        let height = 4.0 + ((k * 7) % 10) as f32 * 0.5;
+        // Heights from 4 to 8.5 m, in a fixed pattern; the terrace is lower.
+        let height = if min == TERRACE[0] {
+            TERRACE_HEIGHT
+        } else {
+            4.0 + ((k * 7) % 10) as f32 * 0.5
+        };
         let middle = (min + max) * 0.5;
         match k % 6 {
             0 => {
@@ -142,4 +160,40 @@ pub fn obstacles(buildings: &[Building]) -> Vec<Vec<Vec2>> {
         .map(|b| corners(b.min, b.max))
         .chain([corners(low, high)])
         .collect()
+}
+
+/// The ramp's footprint where it is too low to pass under: walled off on the street's floor,
+/// but for its foot, where walkers step onto it.
+pub fn ramp_footprint() -> Vec<Vec2> {
+    corners(
+        Vec2::new(RAMP_X[0], RAMP_FOOT),
+        Vec2::new(RAMP_X[1], RAMP_LOW),
+    )
+}
+
+/// The ramp's foot, where the street's floor and the terrace's meet.
+pub fn ramp_foot() -> [Vec2; 2] {
+    RAMP_X.map(|x| Vec2::new(x, RAMP_FOOT))
+}
+
+/// The terrace's floor: the ramp, its deck over the street and the roof, counter-clockwise.
+pub fn terrace_outline() -> Vec<Vec2> {
+    let ([west, east], [low, high]) = (RAMP_X, TERRACE);
+    [
+        (west, RAMP_FOOT),
+        (east, RAMP_FOOT),
+        (east, low.y),
+        (high.x, low.y),
+        (high.x, high.y),
+        (low.x, high.y),
+        (low.x, low.y),
+        (west, low.y),
+    ]
+    .map(|(x, y)| Vec2::new(x, y))
+    .to_vec()
+}
+
+/// The terrace floor's height: up the ramp from its foot, level from the street's edge on.
+pub fn terrace_height(p: Vec2) -> f32 {
+    (TERRACE_HEIGHT * (p.y - RAMP_FOOT) / (RAMP_TOP - RAMP_FOOT)).clamp(0.0, TERRACE_HEIGHT)
 }

@@ -1,6 +1,8 @@
 //! Zombies in a small town, in 3D: 3,000 zombies stream through its streets, alleys, square and
 //! over its bridges toward the player (the red figure), who follows the mouse across the
-//! ground. The town's navigation mesh is built from its buildings and river at start-up: each
+//! ground, and up the ramp from the square to a roof terrace, over the street between (a floor
+//! of its own: zombies in the street pass under the ramp's deck, those on it walk over them).
+//! The town's navigation mesh is built from its buildings and river at start-up: each
 //! zombie's `Destination` is planned across it (shortest paths, Polyanya) by a planner that
 //! answers a few paths a tick and shares a path among zombies that set out together, and the
 //! mesh's edges keep every zombie's body on the ground. The zombies flock loosely; switch how
@@ -55,10 +57,15 @@ const RESEND_AFTER: f32 = 10.0;
 const PATHS_PER_TICK: u32 = 64;
 /// Seconds after the mouse last moved over the town that the player keeps to it.
 const MOUSE_REST_SECONDS: f32 = 5.0;
-/// The player's round of the town while the mouse rests: the square, the bridge, the east
-/// bank's streets, the footbridge and back.
-const ROUND: [Vec2; 6] = [
+/// The player's round of the town while the mouse rests: the square, the street south of it,
+/// round the roof terrace (up the ramp), the bridge, the east bank's streets, the footbridge
+/// and back.
+const ROUND: [Vec2; 10] = [
     Vec2::new(-39.0, 0.5),
+    Vec2::new(-20.0, -9.0),
+    Vec2::new(-48.5, 20.0),
+    Vec2::new(-52.5, 23.5),
+    Vec2::new(-44.5, 23.5),
     Vec2::new(24.0, 0.0),
     Vec2::new(50.0, 10.0),
     Vec2::new(50.0, 29.0),
@@ -171,7 +178,7 @@ struct Zombie;
 struct Chase {
     mode: Mode,
     sent_to: Option<Vec3>,
-    goal: Vec2,
+    goal: Vec3,
     path: Vec<Vec3>,
     round_stop: usize,
     mouse_moved: Option<f32>,
@@ -182,7 +189,7 @@ impl Default for Chase {
         Self {
             mode: Mode::Reciprocal,
             sent_to: None,
-            goal: ROUND[0],
+            goal: ROUND[0].extend(0.0),
             path: Vec::new(),
             round_stop: 0,
             mouse_moved: None,
@@ -307,10 +314,11 @@ fn spawn_zombies(
         materials.add(Color::srgb(0.3, 0.5, 0.4)),
     ];
     let mut draw = random::unit_generator(11);
+    // On the street's floor, not the terrace's.
     let clear_of_walls = |p: Vec2| {
         [Vec2::ZERO, Vec2::X, Vec2::NEG_X, Vec2::Y, Vec2::NEG_Y]
             .iter()
-            .all(|&d| navmesh.is_walkable_at((p + d * BODY).extend(0.0)))
+            .all(|&d| navmesh.floor_at((p + d * BODY).extend(0.0)) == Some(0))
     };
     // Who stands in each cell of a grid as wide as the spacing, to find near ones quickly.
     let cell = |p: Vec2| (p / ZOMBIE_SPACING).floor().as_ivec2();
@@ -349,8 +357,9 @@ fn spawn_zombies(
     }
 }
 
-/// Walks the player toward the ground under the mouse (while it moves over the town) or along
-/// its round, by the mesh's path, at [`PLAYER_SPEED`].
+/// Walks the player toward the ground under the mouse (the terrace's, where the mouse is over
+/// it; while it moves over the town) or along its round, by the mesh's path, at
+/// [`PLAYER_SPEED`].
 fn steer_player(
     time: Res<Time>,
     mut cursor_moves: MessageReader<CursorMoved>,
@@ -362,14 +371,18 @@ fn steer_player(
 ) {
     let now = time.elapsed_secs();
     let (camera, camera_transform) = *camera;
-    let on_ground = window
+    let ray = window
         .cursor_position()
-        .and_then(|cursor| camera.viewport_to_world(camera_transform, cursor).ok())
-        .and_then(|ray| {
-            let distance = ray.intersect_plane(Vec3::ZERO, InfinitePlane3d::new(Vec3::Z))?;
-            Some(ray.get_point(distance))
-        })
-        .filter(|&point| navmesh.is_walkable_at(point));
+        .and_then(|cursor| camera.viewport_to_world(camera_transform, cursor).ok());
+    // Where the ray meets the terrace's level on the terrace, else the ground's level.
+    let on_ground = [ground_plan::TERRACE_HEIGHT, 0.0]
+        .into_iter()
+        .find_map(|level| {
+            let ray = ray?;
+            let distance = ray.intersect_plane(Vec3::Z * level, InfinitePlane3d::new(Vec3::Z))?;
+            let point = ray.get_point(distance);
+            (navmesh.is_walkable_at(point) && navmesh.height_at(point) == level).then_some(point)
+        });
     if cursor_moves.read().count() > 0 && on_ground.is_some() {
         chase.mouse_moved = Some(now);
     }
@@ -380,18 +393,19 @@ fn steer_player(
                 .mouse_moved
                 .is_some_and(|t| now - t < MOUSE_REST_SECONDS) =>
         {
-            point.truncate()
+            point
         }
         _ => {
             if at.truncate().distance(ROUND[chase.round_stop]) < 1.0 {
                 chase.round_stop = (chase.round_stop + 1) % ROUND.len();
             }
-            ROUND[chase.round_stop]
+            // On the only floor there: the roof's, or the ground's.
+            ROUND[chase.round_stop].extend(0.0)
         }
     };
     if goal.distance(chase.goal) > 0.5 || chase.path.is_empty() {
         chase.goal = goal;
-        chase.path = navmesh.find_path(at, goal.extend(0.0)).unwrap_or_default();
+        chase.path = navmesh.find_path(at, goal).unwrap_or_default();
     }
     // Across the plane, then onto the ground's surface (up and over a bridge's arch).
     let mut step = PLAYER_SPEED * time.delta_secs();
@@ -406,7 +420,8 @@ fn steer_player(
         on_plane = next.truncate();
         chase.path.remove(0);
     }
-    player.translation = on_plane.extend(navmesh.height_at(on_plane.extend(0.0)));
+    // On the floor nearest the height it was at: up the ramp, or under it.
+    player.translation = on_plane.extend(navmesh.height_at(on_plane.extend(at.z)));
 }
 
 /// Sends every zombie after the player once it has moved [`RESEND_AFTER`] from where they were
@@ -465,25 +480,28 @@ fn colour_buttons(
     }
 }
 
-/// The planner's queue, the zombies off the ground (none should be: the first time one is, it
-/// is logged as an error, which fails the examples' run in CI) and the mode.
+/// The planner's queue, the zombies off the ground of their floor (none should be: the first
+/// time one is, it is logged as an error, which fails the examples' run in CI), those on the
+/// terrace's floor, and the mode.
 fn show_status(
     planner: Res<NavMeshPlanner>,
     navmesh: Res<NavMesh>,
-    zombies: Query<&Transform, With<Zombie>>,
+    zombies: Query<(&Transform, Option<&OnFloor>), With<Zombie>>,
     chase: Res<Chase>,
     mut status: Single<&mut Text, With<StatusText>>,
     mut reported: Local<bool>,
 ) {
+    let floor = |on: Option<&OnFloor>| on.map_or(0, |f| f.0);
     let off_ground = (zombies.iter())
-        .filter(|t| !navmesh.is_walkable_at(t.translation))
+        .filter(|(t, on)| navmesh.floor_at(t.translation) != usize::try_from(floor(*on)).ok())
         .count();
+    let upstairs = zombies.iter().filter(|(_, on)| floor(*on) == 1).count();
     if off_ground > 0 && !*reported {
         error!("zombie_town: {off_ground} zombies are off the ground");
         *reported = true;
     }
     status.0 = format!(
-        "{} zombies, {}; off the ground: {off_ground}\n\
+        "{} zombies ({upstairs} on the terrace's floor), {}; off the ground: {off_ground}\n\
          planner: {} waiting, {} paths last tick ({:.2} ms), at most {} a tick",
         zombies.iter().len(),
         chase.mode.label(),

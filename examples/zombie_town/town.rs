@@ -4,18 +4,25 @@ use bevy::prelude::*;
 use bevy_flock::prelude::*;
 
 use super::ground_plan::{
-    BRIDGE, Building, CLEARANCE, FOOTBRIDGE, HALF_TOWN, RIVER, ground_height, obstacles, outline,
+    BRIDGE, Building, CLEARANCE, FOOTBRIDGE, HALF_TOWN, RAMP_FOOT, RAMP_TOP, RAMP_X, RIVER,
+    TERRACE, TERRACE_HEIGHT, ground_height, obstacles, outline, ramp_foot, ramp_footprint,
+    terrace_height, terrace_outline,
 };
 
 /// How many flat pieces draw a bridge's arch.
 const DECK_PIECES: usize = 12;
 
-/// The town's navigation mesh: the outline less the buildings and the river between the
-/// bridges, paths kept [`CLEARANCE`] from them, its ground arched over the bridges.
+/// The town's navigation mesh, paths kept [`CLEARANCE`] from every wall: on floor 0, the
+/// outline less the buildings, the river between the bridges and the ramp's low end, its ground
+/// arched over the bridges; on floor 1, the ramp, its deck over the street and the roof
+/// terrace, joined to floor 0 at the ramp's foot.
 pub fn navmesh(buildings: &[Building]) -> NavMesh {
-    NavMesh::from_outline(&outline(), obstacles(buildings), CLEARANCE)
-        .expect("the town's ground plan")
-        .with_height(ground_height)
+    let mut walled_off = obstacles(buildings);
+    walled_off.push(ramp_footprint());
+    let ground = NavFloor::new(outline(), walled_off).with_height(ground_height);
+    let terrace = NavFloor::new(terrace_outline(), []).with_height(terrace_height);
+    let join = FloorJoin::new([0, 1], ramp_foot());
+    NavMesh::from_floors([ground, terrace], [join], CLEARANCE).expect("the town's ground plan")
 }
 
 /// The ground, the river, the bridges and the buildings.
@@ -58,6 +65,28 @@ pub fn spawn(
             ));
         }
     }
+    // The ramp, tilted to its slope, and its deck over the street to the terrace.
+    let (width, run) = (RAMP_X[1] - RAMP_X[0], RAMP_TOP - RAMP_FOOT);
+    let middle_x = (RAMP_X[0] + RAMP_X[1]) * 0.5;
+    commands.spawn((
+        Mesh3d(meshes.add(flat(Vec2::new(
+            width,
+            Vec2::new(run, TERRACE_HEIGHT).length(),
+        )))),
+        MeshMaterial3d(deck.clone()),
+        Transform::from_xyz(middle_x, RAMP_FOOT + run * 0.5, TERRACE_HEIGHT * 0.5)
+            .with_rotation(Quat::from_rotation_x(ops::atan2(TERRACE_HEIGHT, run))),
+    ));
+    let over_street = TERRACE[0].y - RAMP_TOP;
+    commands.spawn((
+        Mesh3d(meshes.add(Cuboid::new(width, over_street, 0.3))),
+        MeshMaterial3d(deck.clone()),
+        Transform::from_xyz(
+            middle_x,
+            RAMP_TOP + over_street * 0.5,
+            TERRACE_HEIGHT - 0.15,
+        ),
+    ));
     let walls = [
         materials.add(Color::srgb(0.62, 0.55, 0.48)),
         materials.add(Color::srgb(0.52, 0.5, 0.5)),

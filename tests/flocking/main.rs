@@ -15,6 +15,7 @@ mod lab;
 mod lab_reference;
 mod lockstep;
 mod navmesh;
+mod navmesh_floors;
 mod navmesh_height;
 mod obstacles;
 mod planning;

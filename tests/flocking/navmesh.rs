@@ -22,7 +22,7 @@ fn install_navmesh(app: &mut App) {
 /// How far `point` is from the nearest of the mesh's walls.
 fn gap_to_walls(mesh: &NavMesh, point: Vec3) -> f32 {
     let p = point.truncate();
-    mesh.walls()
+    mesh.walls(0)
         .map(|[a, b]| {
             let t = ((p - a).dot(b - a) / (b - a).length_squared()).clamp(0.0, 1.0);
             p.distance(a + (b - a) * t)

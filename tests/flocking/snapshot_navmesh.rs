@@ -2,13 +2,15 @@
 //! of one path a tick, so that at the snapshots paths wait their turn, answers wait to be taken
 //! and paths found are kept for reuse. Saved at 300 and loaded into a new app (which inserts
 //! the same mesh before the restore, as a game does), the crowd continues bit for bit to 600,
-//! and a rollback from 300 to 280 replays the same ticks.
+//! and a rollback from 300 to 280 replays the same ticks. The same on a navmesh of floors,
+//! whose units are moved between floors as they cross the joins.
 
 use bevy::prelude::*;
 use bevy_flock::NavMeshPlanner;
 use bevy_flock::prelude::*;
 
 use crate::navmesh::town_kept;
+use crate::navmesh_floors::{DECK, town};
 use crate::snapshot::{
     Scene, find, loads_into_a_new_app_and_continues, original, paths_in_play,
     rolls_back_and_replays,
@@ -98,4 +100,88 @@ fn a_crowd_on_a_navmesh_saved_mid_planning_loads_into_a_new_app_and_continues_bi
 #[test]
 fn a_crowd_on_a_navmesh_rolls_back_and_replays_the_same_ticks() {
     rolls_back_and_replays(&TOWN, &original(&TOWN));
+}
+
+/// The units on the street and footbridge of [`town`].
+const WALKERS: u64 = 24;
+
+/// The street and footbridge of [`town`], with the units in the street's west half sent, by
+/// turns, to its east half (over the bridge) and onto the deck.
+fn bridge_scene() -> App {
+    let mut app = create_test_app_with(FlockingPlugins::default().planar(), |app| {
+        app.add_plugins((SquadsPlugin, TerrainPlugin, NavMeshPlugin));
+    });
+    app.insert_resource(town(0.3).expect("the bridge's floors"));
+    app.world_mut().resource_mut::<FlockingConfig>().seed = 5;
+    let mut tuning = FlockTuning::squad();
+    tuning.perception.velocity_obstacles = VelocityObstacles::Reciprocal;
+    let flock = spawn_flock(&mut app, tuning);
+    for k in 0..WALKERS {
+        let from = Vec3::new(1.0 + (k % 4) as f32 * 1.5, 1.0 + (k / 4) as f32 * 2.0, 0.0);
+        let to = if k % 2 == 0 {
+            Vec3::new(37.0, 1.0 + (k % 8) as f32, 0.0)
+        } else {
+            Vec3::new(15.0 + (k % 10) as f32, 5.0, DECK)
+        };
+        app.world_mut().spawn((
+            Agent,
+            AgentId(k),
+            InFlock(flock),
+            Transform::from_translation(from),
+            Destination(to),
+        ));
+    }
+    app
+}
+
+/// The game's orders before kernel tick `tick`: at 290 every third unit sent back to the west
+/// half, at 450 every unit to the east half.
+fn bridge_orders(app: &mut App, tick: u64) {
+    type Sent = fn(u64) -> bool;
+    let (sent, goal): (Sent, fn(u64) -> Vec3) = match tick {
+        290 => (
+            |k| k % 3 == 0,
+            |k| Vec3::new(3.0, 9.0 + (k % 5) as f32, 0.0),
+        ),
+        450 => (|_| true, |k| Vec3::new(36.0, 2.0 + (k % 9) as f32, 0.0)),
+        _ => return,
+    };
+    for k in (0..WALKERS).filter(|&k| sent(k)) {
+        let unit = find(app, k);
+        app.world_mut()
+            .entity_mut(unit)
+            .insert(Destination(goal(k)));
+    }
+}
+
+/// How many units are on the bridge's floor, back on the street after it, and on their way.
+fn floors_in_play(app: &mut App) -> Vec<(&'static str, usize)> {
+    let world = app.world_mut();
+    let mut floors = world.query::<&OnFloor>();
+    let mut on = |floor| floors.iter(world).filter(|f| f.0 == floor).count();
+    let (bridge, street) = (on(1), on(0));
+    let (_, following) = paths_in_play(app);
+    vec![
+        ("on the bridge", bridge),
+        ("back on the street", street),
+        ("following a path", following),
+    ]
+}
+
+const BRIDGE: Scene = Scene {
+    build: bridge_scene,
+    orders: bridge_orders,
+    in_play: floors_in_play,
+};
+
+#[test]
+fn a_crowd_crossing_between_floors_loads_into_a_new_app_and_continues_bit_for_bit() {
+    let original = original(&BRIDGE);
+    let bytes = original.at_300.to_bytes();
+    loads_into_a_new_app_and_continues(&BRIDGE, &original, &bytes);
+}
+
+#[test]
+fn a_crowd_crossing_between_floors_rolls_back_and_replays_the_same_ticks() {
+    rolls_back_and_replays(&BRIDGE, &original(&BRIDGE));
 }

@@ -307,10 +307,12 @@ pub struct Predator {
 /// building; [`FlockingPlugins::planar`](crate::FlockingPlugins::planar)): an agent meets only
 /// the agents, predators and obstacles of its own floor, and seeks its target on it. Without
 /// one, an entity is on floor 0; in 3D it is ignored. Change it to move an agent to another
-/// floor (at the top of a stair, say).
+/// floor (at the top of a stair, say); on a navmesh of floors (`NavMesh::from_floors`), the
+/// plugin sets it for an agent that walks across a join to another floor.
 ///
 /// The floors' heights are the game's: on the plane the plugin writes each agent's z as 0, and
-/// the game (or a navmesh's ground, `NavMesh::with_height`) lifts it where it belongs.
+/// the game (or a navmesh's ground, `NavMesh::with_height` and `NavFloor::with_height`) lifts
+/// it where it belongs.
 /// The kernel stacks floors [`FLOOR_SPACING`](flock_core::FLOOR_SPACING) apart, so
 /// [`FlockSimulation::position`](crate::FlockSimulation::position) reports an agent on floor
 /// `k` at z `k * FLOOR_SPACING`, and its spatial queries search the floor of that z. A

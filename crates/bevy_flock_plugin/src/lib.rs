@@ -50,7 +50,7 @@ pub use flow::{FlowField, FlowFieldsPlugin};
 #[cfg(feature = "bevy_gizmos")]
 pub use gizmos::{FlockGizmos, FlockGizmosPlugin, PerceptionGizmos};
 #[cfg(feature = "navmesh")]
-pub use navmesh::{NavMesh, NavMeshError, NavMeshPlanner, NavMeshPlugin};
+pub use navmesh::{FloorJoin, NavFloor, NavMesh, NavMeshError, NavMeshPlanner, NavMeshPlugin};
 pub use obstacles::BuiltInObstaclesPlugin;
 pub use plugin::{FlockingPlugin, FlockingPlugins};
 #[cfg(feature = "presets")]
@@ -88,7 +88,7 @@ pub mod prelude {
     #[cfg(feature = "presets")]
     pub use crate::{FlockPreset, FlockPresetsPlugin, UsePreset};
     #[cfg(feature = "navmesh")]
-    pub use crate::{NavMesh, NavMeshPlugin};
+    pub use crate::{FloorJoin, NavFloor, NavMesh, NavMeshPlugin};
     #[cfg(feature = "pathfinding")]
     pub use crate::{Terrain, TerrainPlugin};
 }

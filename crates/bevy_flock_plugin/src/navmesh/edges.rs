@@ -27,6 +27,10 @@ pub(super) struct Edge {
     pub(super) a: Vec2,
     pub(super) b: Vec2,
     pub(super) bound: Bound,
+    /// Whether the edge lies along a join to another floor (see
+    /// [`FloorJoin`](super::FloorJoin)): it still bounds its floor (for
+    /// [`Outline::contains`]), but nothing is stopped by it.
+    pub(super) open: bool,
 }
 
 impl Edge {
@@ -42,7 +46,7 @@ impl Edge {
     }
 
     /// The point of the edge nearest `p`.
-    fn nearest_to(&self, p: Vec2) -> Vec2 {
+    pub(super) fn nearest_to(&self, p: Vec2) -> Vec2 {
         let along = self.b - self.a;
         let t = (p - self.a).dot(along) / along.length_squared().max(f32::MIN_POSITIVE);
         self.a + along * t.clamp(0.0, 1.0)
@@ -81,7 +85,12 @@ pub(super) fn boundary(vertices: &[Vec2], polygons: &[Vec<u32>], bound: Bound) -
             if shared[&(a.min(b), a.max(b))] == 1 {
                 let (a, b) = (vertices[a as usize], vertices[b as usize]);
                 let (a, b) = if area >= 0.0 { (a, b) } else { (b, a) };
-                edges.push(Edge { a, b, bound });
+                edges.push(Edge {
+                    a,
+                    b,
+                    bound,
+                    open: false,
+                });
             }
         }
     }
@@ -183,7 +192,9 @@ impl Outline {
         let mut crossings = 0_u32;
         for x in row.x..self.cells.x {
             for e in self.edges_in(UVec2::new(x, row.y)) {
-                let Edge { a, b, bound: kind } = self.edges[e];
+                let Edge {
+                    a, b, bound: kind, ..
+                } = self.edges[e];
                 let first_cell = self.cells_of(&self.edges[e]).0.x.max(row.x);
                 // Half-open in y, so that a ray through a vertex counts one of its two edges.
                 if kind == bound
@@ -201,7 +212,8 @@ impl Outline {
     /// Whether the segment from `a` to `b` crosses a wall, or leaves the margin when `margin`:
     /// passes from one side of such an edge to the other within it. Touching an edge or its
     /// end (a path's waypoint at a corner) is not crossing it; nor, then, is passing exactly
-    /// through a corner, which a moving agent's line does with no chance to speak of.
+    /// through a corner, which a moving agent's line does with no chance to speak of. Open
+    /// edges (along a join to another floor) are never crossed.
     pub(super) fn crosses(&self, a: Vec2, b: Vec2, margin: bool) -> bool {
         if !(a.is_finite() && b.is_finite()) {
             return true;
@@ -209,7 +221,7 @@ impl Outline {
         self.cells_along(a, b).any(|cell| {
             self.edges_in(cell).any(|e| {
                 let edge = &self.edges[e];
-                (margin || edge.bound == Bound::Wall) && edge.is_crossed_by(a, b)
+                !edge.open && (margin || edge.bound == Bound::Wall) && edge.is_crossed_by(a, b)
             })
         })
     }
@@ -241,9 +253,9 @@ impl Outline {
         self.cell
     }
 
-    /// The edges of kind `bound`.
+    /// The edges of kind `bound` that stop what crosses them (not open).
     pub(super) fn edges(&self, bound: Bound) -> impl Iterator<Item = &Edge> {
-        self.edges.iter().filter(move |e| e.bound == bound)
+        (self.edges.iter()).filter(move |e| e.bound == bound && !e.open)
     }
 
     /// The cells the part of the segment from `a` to `b` within the grid passes through, in
@@ -407,7 +419,12 @@ mod tests {
                 let (a, b) = side(hole, k);
                 (b, a)
             });
-            outer.chain(hole).map(move |(a, b)| Edge { a, b, bound })
+            outer.chain(hole).map(move |(a, b)| Edge {
+                a,
+                b,
+                bound,
+                open: false,
+            })
         };
         let mut edges: Vec<Edge> = ring(square(0.0, 10.0), square(4.0, 6.0), Bound::Wall).collect();
         edges.extend(ring(square(1.0, 9.0), square(3.0, 7.0), Bound::Margin));

@@ -2,19 +2,23 @@
 //! destinations of agents and squads.
 
 mod edges;
+mod floor;
+mod joins;
 mod mesh;
 mod outside;
 mod planner;
 
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use flock_core::Shape;
+use flock_core::{Shape, Space};
 
-use crate::components::Agent;
+use crate::components::{Agent, OnFloor};
 use crate::destination::Destination;
 use crate::diagnostics::Reporter;
 use crate::schedule::{FlockingSchedule, Step};
 use crate::simulation::FlockSimulation;
+pub use floor::NavFloor;
+pub use joins::FloorJoin;
 pub use mesh::{NavMesh, NavMeshError};
 pub use planner::NavMeshPlanner;
 #[cfg(feature = "snapshot")]
@@ -28,7 +32,9 @@ pub(crate) use planner::SavedMeshPlanner;
 /// [`PathNotFound`](crate::PathNotFound). The mesh's walls (see [`NavMesh::walls`]) join the
 /// crowd's obstacles each tick, so that no agent's body leaves the ground; the obstacles the
 /// mesh was built from need not be given again. On ground with a height (see
-/// [`NavMesh::with_height`]), agents walk on its surface.
+/// [`NavMesh::with_height`]), agents walk on its surface. On a mesh of floors (see
+/// [`NavMesh::from_floors`]), each floor's walls stand on its [`OnFloor`], and an agent that
+/// walks across a join to another floor is moved to that floor.
 pub struct NavMeshPlugin;
 
 impl Plugin for NavMeshPlugin {
@@ -42,7 +48,10 @@ impl Plugin for NavMeshPlugin {
                     .in_set(Step::Flocks),
             )
             .add_systems(schedule, add_walls.in_set(Step::CopyTerrain))
-            .add_systems(schedule, walk_on_surface.in_set(Step::Metrics));
+            .add_systems(
+                schedule,
+                (cross_joins, walk_on_surface).chain().in_set(Step::Metrics),
+            );
     }
 }
 
@@ -51,25 +60,33 @@ impl Plugin for NavMeshPlugin {
 const WALL_PIECE: f32 = 4.0;
 
 /// Adds the navmesh's walls to this tick's obstacles, as segments (capsules of no radius: the
-/// crowd keeps each body its own radius from them), cut again only when the mesh is replaced.
+/// crowd keeps each body its own radius from them), each floor's on the kernel's plane of that
+/// floor (see [`OnFloor`]); cut again only when the mesh is replaced.
 fn add_walls(
     mut sim: ResMut<FlockSimulation>,
     mesh: Option<Res<NavMesh>>,
     mut walls: Local<(u64, Vec<Shape>)>,
 ) {
     let started = Instant::now();
+    let planar = sim.crowd().space() == Space::Planar;
     let (cut_for, pieces) = &mut *walls;
     match &mesh {
         Some(mesh) if *cut_for != mesh.number() => {
             *cut_for = mesh.number();
             pieces.clear();
-            for [a, b] in mesh.walls() {
-                let count = (a.distance(b) / WALL_PIECE).ceil().max(1.0);
-                pieces.extend((0..count as u32).map(|k| Shape::Capsule {
-                    a: a.lerp(b, k as f32 / count).extend(0.0),
-                    b: a.lerp(b, (k + 1) as f32 / count).extend(0.0),
-                    radius: 0.0,
-                }));
+            for floor in 0..mesh.floors() {
+                let z = match i32::try_from(floor) {
+                    Ok(floor) if planar => Space::floor_height(floor),
+                    _ => 0.0,
+                };
+                for [a, b] in mesh.walls(floor) {
+                    let count = (a.distance(b) / WALL_PIECE).ceil().max(1.0);
+                    pieces.extend((0..count as u32).map(|k| Shape::Capsule {
+                        a: a.lerp(b, k as f32 / count).extend(z),
+                        b: a.lerp(b, (k + 1) as f32 / count).extend(z),
+                        radius: 0.0,
+                    }));
+                }
             }
         }
         Some(_) => {}
@@ -79,19 +96,52 @@ fn add_walls(
     sim.step_time += started.elapsed();
 }
 
-/// Sets each agent's z to the height of the navmesh's ground under it, when the ground has one
-/// (see [`NavMesh::with_height`]): after integration, which moves agents on the plane (z 0). A
+/// Moves each agent that walked across a join between the navmesh's floors (see
+/// [`NavMesh::from_floors`]) to the floor it crossed to: sets its [`OnFloor`] (floor 0 without
+/// one), after integration.
+fn cross_joins(
+    mesh: Option<Res<NavMesh>>,
+    mut agents: Query<(Entity, &Transform, Option<&mut OnFloor>), With<Agent>>,
+    mut commands: Commands,
+) {
+    let Some(mesh) = mesh.filter(|mesh| mesh.has_joins()) else {
+        return;
+    };
+    for (entity, transform, floor) in &mut agents {
+        let on = floor.as_deref().map_or(0, |f| f.0);
+        let Some(to) = usize::try_from(on)
+            .ok()
+            .and_then(|on| mesh.crossed_to(on, transform.translation.truncate()))
+            .and_then(|to| i32::try_from(to).ok())
+        else {
+            continue;
+        };
+        match floor {
+            Some(mut floor) => floor.0 = to,
+            None => {
+                commands.entity(entity).insert(OnFloor(to));
+            }
+        }
+    }
+}
+
+/// Sets each agent's z to the height of the navmesh's ground under it on its floor (see
+/// [`OnFloor`]), when that floor's ground has one (see [`NavMesh::with_height`] and
+/// [`NavFloor::with_height`]): after integration, which moves agents on the plane (z 0). A
 /// height that is not finite leaves the agent there, and is reported once.
 fn walk_on_surface(
     mesh: Option<Res<NavMesh>>,
-    mut agents: Query<(Entity, &mut Transform), With<Agent>>,
+    mut agents: Query<(Entity, &mut Transform, Option<&OnFloor>), With<Agent>>,
     mut reporter: Reporter,
 ) {
     let Some(mesh) = mesh.filter(|mesh| mesh.has_height()) else {
         return;
     };
-    for (entity, mut transform) in &mut agents {
-        let height = mesh.height_at(transform.translation);
+    for (entity, mut transform, floor) in &mut agents {
+        let floor = usize::try_from(floor.map_or(0, |f| f.0)).unwrap_or(usize::MAX);
+        let Some(height) = mesh.height_on(floor, transform.translation.truncate()) else {
+            continue;
+        };
         if height.is_finite() {
             transform.translation.z = height;
         } else {

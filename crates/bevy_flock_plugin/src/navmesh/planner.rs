@@ -116,7 +116,8 @@ impl NavMeshPlanner {
             self.found.clear();
             self.mesh = Some(mesh.number());
         }
-        let to = to.with_z(0.0);
+        // On its floor's ground, so that the same point asked from any height is one request.
+        let to = mesh.on_ground(to);
         if let Some(answer) = self.requests.take_answer(who, to) {
             return answer;
         }
@@ -157,7 +158,7 @@ impl NavMeshPlanner {
                     self.spent += 1;
                     let path = mesh.find_path(request.from, request.to);
                     if let Some(path) = &path {
-                        self.keep(request.from, path);
+                        self.keep(mesh.on_ground(request.from), path);
                     }
                     path
                 }
@@ -169,12 +170,12 @@ impl NavMeshPlanner {
         }
     }
 
-    /// Keeps `waypoints`, found from `from`, for reuse (dropping the oldest kept).
+    /// Keeps `waypoints`, found from `from` (on the ground), for reuse (dropping the oldest
+    /// kept).
     fn keep(&mut self, from: Vec3, waypoints: &[Vec3]) {
         if self.found.len() == REUSABLE_PATHS {
             self.found.pop_front();
         }
-        let from = from.with_z(0.0);
         let (length, _) = waypoints.iter().fold((0.0, from), |(length, at), &next| {
             (length + at.distance(next), next)
         });
@@ -185,16 +186,17 @@ impl NavMeshPlanner {
         });
     }
 
-    /// A path found before that leads to `to`, from near `from` (see [`REUSED_WITHIN`]),
-    /// whose first waypoint `from` sees.
+    /// A path found before that leads to `to`, from near `from` on its floor (see
+    /// [`REUSED_WITHIN`]), whose first waypoint `from` sees.
     fn reusable(&self, mesh: &NavMesh, from: Vec3, to: Vec3) -> Option<Vec<Vec3>> {
-        let from = from.with_z(0.0);
+        let from = mesh.on_ground(from);
         self.found
             .iter()
             .rev()
             .find(|found| {
                 found.waypoints.last() == Some(&to)
                     && found.from.distance(from) <= REUSED_WITHIN * found.length
+                    && mesh.same_floor(found.from, from)
                     && (found.waypoints.first()).is_some_and(|&w| mesh.is_clear_line(from, w))
             })
             .map(|found| found.waypoints.clone())

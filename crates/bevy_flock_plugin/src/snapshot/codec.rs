@@ -58,6 +58,12 @@ impl<'a> Reader<'a> {
         self.varint(10, 0x01)
     }
 
+    /// An `i32`: a varint of its zigzag encoding (0, -1, 1, -2, ... as 0, 1, 2, 3, ...).
+    fn i32(&mut self) -> Option<i32> {
+        let zigzag = u32::try_from(self.varint(5, 0x0F)?).ok()?;
+        Some((zigzag >> 1) as i32 ^ -((zigzag & 1) as i32))
+    }
+
     /// A byte string: its length (a varint), then that many bytes.
     pub(super) fn bytes(&mut self) -> Option<&'a [u8]> {
         let len = usize::try_from(self.u64()?).ok()?;
@@ -136,6 +142,7 @@ impl<'a> Reader<'a> {
             3 => TargetRecord::Pursue(self.u64()?),
             _ => return None,
         };
+        self.option(Self::i32)?;
         Some((id, target))
     }
 
@@ -163,6 +170,7 @@ impl<'a> Reader<'a> {
                 3 => TargetRecord::Pursue(self.u64()?),
                 _ => return None,
             },
+            floor: self.option(Self::i32)?,
         })
     }
 }
@@ -200,7 +208,12 @@ mod tests {
                 proptest::option::of(floats()),
                 proptest::option::of(floats()),
             ),
-            (any::<bool>(), proptest::option::of(progress), target),
+            (
+                any::<bool>(),
+                proptest::option::of(progress),
+                target,
+                proptest::option::of(any::<i32>()),
+            ),
         )
             .prop_map(|(a, b, hold, c, d)| AgentRecord {
                 id: a.0,
@@ -215,6 +228,7 @@ mod tests {
                 at_target: d.0,
                 progress: d.1,
                 target: d.2,
+                floor: d.3,
             })
     }
 

@@ -221,7 +221,7 @@ impl Layout {
 impl FlockSnapshot {
     /// The version of the layout this build writes and reads; a snapshot of another is
     /// refused with [`SnapshotError::Version`].
-    pub const FORMAT_VERSION: u16 = 3;
+    pub const FORMAT_VERSION: u16 = 4;
 
     /// The kernel's count of ticks when the snapshot was taken.
     pub fn tick(&self) -> u64 {
@@ -391,6 +391,7 @@ mod tests {
                 transform: Transform::from_xyz(1.0, 2.0, id as f32),
                 velocity: crate::Velocity(Vec3::X),
                 state: crate::SteeringState::default(),
+                floor: (id == 200).then_some(crate::OnFloor(-3)),
             };
             let target = TargetRecord::Entity(3);
             let record = AgentRecord::new(id, &state, target, flock_core::Space::Volume);

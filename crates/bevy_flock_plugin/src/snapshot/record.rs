@@ -8,7 +8,7 @@ use flock_core::{Progress, Space};
 use serde::{Deserialize, Serialize};
 
 use crate::step::turned_to;
-use crate::{SteeringState, Velocity};
+use crate::{OnFloor, SteeringState, Velocity};
 
 #[cfg(doc)]
 use crate::Target;
@@ -33,6 +33,8 @@ pub(super) struct AgentRecord {
     /// Checkpoint, seconds stalled and whether reported; `None` where no stretch has begun.
     pub(super) progress: Option<(f32, f32, bool)>,
     pub(super) target: TargetRecord,
+    /// Its [`OnFloor`]; `None` without one. A navmesh of floors changes it as the agent walks.
+    pub(super) floor: Option<i32>,
 }
 
 /// A [`Target`], with an entity named by its [`AgentId`](crate::AgentId).
@@ -50,6 +52,7 @@ pub(super) struct AgentState {
     pub(super) transform: Transform,
     pub(super) velocity: Velocity,
     pub(super) state: SteeringState,
+    pub(super) floor: Option<OnFloor>,
 }
 
 impl AgentRecord {
@@ -84,6 +87,7 @@ impl AgentRecord {
                 progress.reported,
             )),
             target,
+            floor: agent.floor.map(|f| f.0),
         }
     }
 
@@ -118,6 +122,7 @@ impl AgentRecord {
                 at_target: self.at_target,
                 progress,
             },
+            floor: self.floor.map(OnFloor),
         }
     }
 }

@@ -9,7 +9,7 @@ use super::take::{ById, agents_by_id};
 use super::units::Units;
 use super::{FlockSnapshot, SnapshotError};
 use crate::simulation::FlockSimulation;
-use crate::{Agent, AgentId, FlockingSetup, SteeringState, Target, Velocity};
+use crate::{Agent, AgentId, FlockingSetup, OnFloor, SteeringState, Target, Velocity};
 
 impl FlockSnapshot {
     /// Puts `world`'s agents back as the snapshot holds them, agent by agent by
@@ -65,6 +65,7 @@ impl FlockSnapshot {
         };
         let mut query = world.query_filtered::<AgentParts, With<Agent>>();
         let mut children = Vec::new();
+        let mut floors = Vec::new();
         // Whether this query visits the agents in id order (another query may visit their
         // tables in another order).
         let in_order = (query.iter_mut(world).map(|agent| agent.0)).eq(agents.iter().map(|a| a.1));
@@ -72,16 +73,23 @@ impl FlockSnapshot {
             // Agents spawned in id order, say: written as stored.
             for (record, agent) in self.records().zip(query.iter_mut(world)) {
                 let target = target_of(&record);
-                write(&record, target, agent, space, &mut children);
+                write(&record, target, agent, space, &mut children, &mut floors);
             }
         } else {
             for (record, &(_, entity)) in self.records().zip(&agents) {
                 let agent = (query.get_mut(world, entity)).expect("paired with an agent just now");
                 let target = target_of(&record);
-                write(&record, target, agent, space, &mut children);
+                write(&record, target, agent, space, &mut children, &mut floors);
             }
         }
         place_children(world, &children);
+        for (entity, floor) in floors {
+            let mut agent = world.entity_mut(entity);
+            match floor {
+                Some(floor) => agent.insert(floor),
+                None => agent.remove::<OnFloor>(),
+            };
+        }
         orders.write(world, &units);
         let restored_at = world.change_tick();
         let mut sim = world.resource_mut::<FlockSimulation>();
@@ -168,6 +176,7 @@ type AgentParts = (
     &'static mut SteeringState,
     &'static mut Target,
     Option<&'static ChildOf>,
+    Option<&'static mut OnFloor>,
 );
 
 /// One agent's [`AgentParts`].
@@ -179,23 +188,34 @@ type AgentItem<'w> = (
     Mut<'w, SteeringState>,
     Mut<'w, Target>,
     Option<&'w ChildOf>,
+    Option<Mut<'w, OnFloor>>,
 );
 
 /// Writes `record` (with its `target` found) into `agent`, in `space`; an agent with a parent
-/// goes into `children`, to be placed under it.
+/// goes into `children`, to be placed under it, and one whose [`OnFloor`] is to be given or
+/// taken away into `floors`.
 fn write(
     record: &AgentRecord,
     target: Target,
     agent: AgentItem,
     space: Space,
     children: &mut Vec<(Entity, Entity)>,
+    floors: &mut Vec<(Entity, Option<OnFloor>)>,
 ) {
-    let (entity, mut transform, mut global, mut velocity, mut state, mut goal, parent) = agent;
+    let (entity, mut transform, mut global, mut velocity, mut state, mut goal, parent, floor) =
+        agent;
     let restored = record.state(transform.scale, space);
     *transform = restored.transform;
     *velocity = restored.velocity;
     *state = restored.state;
     *goal = target;
+    match (floor, restored.floor) {
+        (Some(mut floor), Some(restored)) => {
+            floor.set_if_neq(restored);
+        }
+        (None, None) => {}
+        (_, restored) => floors.push((entity, restored)),
+    }
     match parent {
         None => *global = GlobalTransform::from(restored.transform),
         Some(parent) => children.push((entity, parent.parent())),

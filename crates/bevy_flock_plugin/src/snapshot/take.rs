@@ -9,7 +9,7 @@ use super::routes::Routes;
 use super::units::Units;
 use super::{FlockSnapshot, SnapshotError};
 use crate::simulation::FlockSimulation;
-use crate::{Agent, AgentId, FlockingSetup, SteeringState, Target, Velocity};
+use crate::{Agent, AgentId, FlockingSetup, OnFloor, SteeringState, Target, Velocity};
 
 /// Bytes reserved for each agent: about what an agent with most optional parts takes (a
 /// crowd that outgrew a smaller guess was copied as it grew); what is left unused is given
@@ -74,6 +74,7 @@ type AgentParts = (
     &'static Velocity,
     &'static SteeringState,
     &'static Target,
+    Option<&'static OnFloor>,
 );
 
 /// Appends the agent `parts` to `agents` (an agent of `world`, in `space`, whose id was
@@ -87,15 +88,17 @@ fn encode(
         &Velocity,
         &SteeringState,
         &Target,
+        Option<&OnFloor>,
     ),
     agents: &mut Vec<u8>,
 ) -> Result<(), SnapshotError> {
-    let (id, transform, velocity, state, target) = parts;
+    let (id, transform, velocity, state, target, floor) = parts;
     let id = id.expect("every agent's id was checked").0;
     let agent = AgentState {
         transform: *transform,
         velocity: *velocity,
         state: *state,
+        floor: floor.copied(),
     };
     let named = name_target(world, id, *target)?;
     let record = AgentRecord::new(id, &agent, named, space);
