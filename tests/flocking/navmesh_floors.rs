@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy_flock::NavMeshError;
 use bevy_flock::prelude::*;
 
-use crate::support::*;
+use crate::navmesh_height::squads_on_navmesh;
 
 /// How high the deck stands over the street.
 pub(crate) const DECK: f32 = 3.0;
@@ -48,11 +48,10 @@ fn bridge_height(p: Vec2) -> f32 {
     ((p.x - FEET[0]).min(FEET[1] - p.x) * 0.5).clamp(0.0, DECK)
 }
 
-/// The street (floor 0, the ramps' low ends walled off) and the bridge (floor 1), joined at the
-/// ramps' feet.
-pub(crate) fn town(clearance: f32) -> Result<NavMesh, NavMeshError> {
+/// The ramps' footprints where they are too low to pass under.
+fn footprints() -> [Vec<Vec2>; 2] {
     let [south, north] = BRIDGE;
-    let footprints = [
+    [
         rectangle(
             Vec2::new(FEET[0], south),
             Vec2::new(FEET[0] + LOW_RAMP, north),
@@ -61,15 +60,30 @@ pub(crate) fn town(clearance: f32) -> Result<NavMesh, NavMeshError> {
             Vec2::new(FEET[1] - LOW_RAMP, south),
             Vec2::new(FEET[1], north),
         ),
-    ];
-    let street = NavFloor::new(street_outline(), footprints);
+    ]
+}
+
+/// The street (floor 0, the ramps' low ends walled off) and the bridge (floor 1).
+fn floors() -> [NavFloor; 2] {
+    let [south, north] = BRIDGE;
+    let street = NavFloor::new(street_outline(), footprints());
     let bridge = NavFloor::new(
         rectangle(Vec2::new(FEET[0], south), Vec2::new(FEET[1], north)),
         [],
     )
     .with_height(bridge_height);
-    let joins = FEET.map(|x| FloorJoin::new([0, 1], [Vec2::new(x, south), Vec2::new(x, north)]));
-    NavMesh::from_floors([street, bridge], joins, clearance)
+    [street, bridge]
+}
+
+/// The joins at the ramps' feet, west and east.
+fn feet() -> [FloorJoin; 2] {
+    let [south, north] = BRIDGE;
+    FEET.map(|x| FloorJoin::new([0, 1], [Vec2::new(x, south), Vec2::new(x, north)]))
+}
+
+/// The street and the bridge, joined at the ramps' feet.
+pub(crate) fn town(clearance: f32) -> Result<NavMesh, NavMeshError> {
+    NavMesh::from_floors(floors(), feet(), clearance)
 }
 
 /// The length of the way from `from` along `path`, across the plane.
@@ -130,6 +144,13 @@ fn the_bridge_is_taken_where_it_is_the_shorter_way_between_two_points_of_the_str
         (33.0..34.0).contains(&over) && (37.0..39.0).contains(&around),
         "{over} m over, {around} m round the head: {path:?}"
     );
+    // With the west foot alone, the bridge leads up and never back down: the way between two
+    // points of the street is the street's own.
+    let one_foot = NavMesh::from_floors(floors(), [feet()[0]], CLEARANCE).unwrap();
+    let street_alone = NavMesh::from_outline(&street_outline(), footprints(), CLEARANCE).unwrap();
+    let own = street_alone.find_path(from, to).unwrap();
+    assert_eq!(one_foot.find_path(from, to), Some(own.clone()));
+    assert!((37.0..39.0).contains(&length(from, &own)), "{own:?}");
     // North of the bridge, round the head is the shorter.
     let (from, to) = (Vec3::new(14.0, 14.0, 0.0), Vec3::new(26.0, 14.0, 0.0));
     let path = mesh.find_path(from, to).unwrap();
@@ -200,24 +221,6 @@ fn the_joins_are_no_walls_and_bad_joins_are_refused() {
     assert_eq!(apart.find_path(from, to), None);
 }
 
-/// A planar app with the navmesh `mesh` and a unit sent from each of `trips`' starts to its
-/// goal.
-fn bridge_app(mesh: NavMesh, trips: &[(Vec3, Vec3)]) -> (App, Vec<Entity>) {
-    let mut app = create_test_app_with(FlockingPlugins::default().planar(), |app| {
-        app.add_plugins((SquadsPlugin, TerrainPlugin, NavMeshPlugin));
-    });
-    app.insert_resource(mesh);
-    tune_default_flock(&mut app, FlockTuning::squad());
-    let units = (trips.iter())
-        .map(|&(from, to)| {
-            app.world_mut()
-                .spawn((Agent, Transform::from_translation(from), Destination(to)))
-                .id()
-        })
-        .collect();
-    (app, units)
-}
-
 /// The floor a unit is on: its `OnFloor`, floor 0 without one.
 fn floor_of(app: &App, unit: Entity) -> i32 {
     app.world().get::<OnFloor>(unit).map_or(0, |f| f.0)
@@ -236,7 +239,7 @@ fn units_cross_to_the_bridge_and_back_at_the_ramps_feet_and_never_leave_their_fl
     trips.push((Vec3::new(36.0, 14.0, 0.0), Vec3::new(19.0, 4.8, DECK)));
     let under = [(Vec3::new(16.0, 1.0, 0.0), Vec3::new(16.0, 12.0, 0.0))];
     trips.extend(under);
-    let (mut app, units) = bridge_app(town(CLEARANCE).unwrap(), &trips);
+    let (mut app, units) = squads_on_navmesh(town(CLEARANCE).unwrap(), &trips);
     let mut on_the_bridge = vec![false; units.len()];
     for tick in 1..=900 {
         app.update();

@@ -26,14 +26,22 @@ fn hill(p: Vec2) -> f32 {
 /// A planar app with the navmesh planning on `mesh`, and a unit sent along the corridor from
 /// each of `ys` at its west end.
 fn corridor_app(mesh: NavMesh, ys: &[f32]) -> (App, Vec<Entity>) {
+    let trips: Vec<_> = (ys.iter())
+        .map(|&y| (Vec3::new(2.0, y, 0.0), Vec3::new(32.0, y, 0.0)))
+        .collect();
+    squads_on_navmesh(mesh, &trips)
+}
+
+/// A planar app with the navmesh `mesh` and a unit sent from each of `trips`' starts to its
+/// goal.
+pub(crate) fn squads_on_navmesh(mesh: NavMesh, trips: &[(Vec3, Vec3)]) -> (App, Vec<Entity>) {
     let mut app = create_test_app_with(FlockingPlugins::default().planar(), |app| {
         app.add_plugins((SquadsPlugin, TerrainPlugin, NavMeshPlugin));
     });
     app.insert_resource(mesh);
     tune_default_flock(&mut app, FlockTuning::squad());
-    let units = (ys.iter())
-        .map(|&y| {
-            let (from, to) = (Vec3::new(2.0, y, 0.0), Vec3::new(32.0, y, 0.0));
+    let units = (trips.iter())
+        .map(|&(from, to)| {
             app.world_mut()
                 .spawn((Agent, Transform::from_translation(from), Destination(to)))
                 .id()

@@ -28,29 +28,50 @@ fn crossing(column: u64, row: u64) -> Vec3 {
 /// The town of [`town_kept`], kept 0.5 m from its walls, with the units in its lower streets
 /// each sent to a crossing four to six streets up, and a planner of one path a tick.
 fn town_scene() -> App {
-    let mut app = create_test_app_with(FlockingPlugins::default().planar(), |app| {
-        app.add_plugins((SquadsPlugin, TerrainPlugin, NavMeshPlugin));
-    });
-    app.insert_resource(town_kept(0.5));
+    let (mut app, flock) = squads_on(town_kept(0.5), 11);
     app.world_mut()
         .resource_mut::<NavMeshPlanner>()
         .paths_per_tick = 1;
-    app.world_mut().resource_mut::<FlockingConfig>().seed = 11;
+    for k in 0..UNITS {
+        let from = crossing(k % 9, 0) + Vec3::new((k / 9) as f32 * 0.8 - 2.4, 0.5, 0.0);
+        spawn_unit(&mut app, flock, k, from, crossing((k * 5) % 9, 4 + k % 3));
+    }
+    app
+}
+
+/// An app of squads on `mesh` whose flock (returned) avoids with `Reciprocal` velocity
+/// obstacles, seeded with `seed`.
+fn squads_on(mesh: NavMesh, seed: u64) -> (App, Entity) {
+    let mut app = create_test_app_with(FlockingPlugins::default().planar(), |app| {
+        app.add_plugins((SquadsPlugin, TerrainPlugin, NavMeshPlugin));
+    });
+    app.insert_resource(mesh);
+    app.world_mut().resource_mut::<FlockingConfig>().seed = seed;
     let mut tuning = FlockTuning::squad();
     tuning.perception.velocity_obstacles = VelocityObstacles::Reciprocal;
     let flock = spawn_flock(&mut app, tuning);
-    for k in 0..UNITS {
-        let from = crossing(k % 9, 0) + Vec3::new((k / 9) as f32 * 0.8 - 2.4, 0.5, 0.0);
-        let to = crossing((k * 5) % 9, 4 + k % 3);
-        app.world_mut().spawn((
-            Agent,
-            AgentId(k),
-            InFlock(flock),
-            Transform::from_translation(from),
-            Destination(to),
-        ));
+    (app, flock)
+}
+
+/// Unit `id` of `flock` at `from`, sent to `to`.
+fn spawn_unit(app: &mut App, flock: Entity, id: u64, from: Vec3, to: Vec3) {
+    app.world_mut().spawn((
+        Agent,
+        AgentId(id),
+        InFlock(flock),
+        Transform::from_translation(from),
+        Destination(to),
+    ));
+}
+
+/// The units among the first `units` that `sent` picks, each sent to `goal` of its id.
+fn send(app: &mut App, units: u64, sent: fn(u64) -> bool, goal: fn(u64) -> Vec3) {
+    for k in (0..units).filter(|&k| sent(k)) {
+        let unit = find(app, k);
+        app.world_mut()
+            .entity_mut(unit)
+            .insert(Destination(goal(k)));
     }
-    app
 }
 
 /// The game's orders before kernel tick `tick`: at 290 every third unit sent on to a crossing
@@ -64,12 +85,7 @@ fn orders(app: &mut App, tick: u64) {
         450 => (|_| true, |k| crossing((k * 7) % 9, 1)),
         _ => return,
     };
-    for k in (0..UNITS).filter(|&k| sent(k)) {
-        let unit = find(app, k);
-        app.world_mut()
-            .entity_mut(unit)
-            .insert(Destination(goal(k)));
-    }
+    send(app, UNITS, sent, goal);
 }
 
 /// What of the planning is in play: requests waiting, units whose path is being planned, and
@@ -108,14 +124,7 @@ const WALKERS: u64 = 24;
 /// The street and footbridge of [`town`], with the units in the street's west half sent, by
 /// turns, to its east half (over the bridge) and onto the deck.
 fn bridge_scene() -> App {
-    let mut app = create_test_app_with(FlockingPlugins::default().planar(), |app| {
-        app.add_plugins((SquadsPlugin, TerrainPlugin, NavMeshPlugin));
-    });
-    app.insert_resource(town(0.3).expect("the bridge's floors"));
-    app.world_mut().resource_mut::<FlockingConfig>().seed = 5;
-    let mut tuning = FlockTuning::squad();
-    tuning.perception.velocity_obstacles = VelocityObstacles::Reciprocal;
-    let flock = spawn_flock(&mut app, tuning);
+    let (mut app, flock) = squads_on(town(0.3).expect("the bridge's floors"), 5);
     for k in 0..WALKERS {
         let from = Vec3::new(1.0 + (k % 4) as f32 * 1.5, 1.0 + (k / 4) as f32 * 2.0, 0.0);
         let to = if k % 2 == 0 {
@@ -123,13 +132,7 @@ fn bridge_scene() -> App {
         } else {
             Vec3::new(15.0 + (k % 10) as f32, 5.0, DECK)
         };
-        app.world_mut().spawn((
-            Agent,
-            AgentId(k),
-            InFlock(flock),
-            Transform::from_translation(from),
-            Destination(to),
-        ));
+        spawn_unit(&mut app, flock, k, from, to);
     }
     app
 }
@@ -146,12 +149,7 @@ fn bridge_orders(app: &mut App, tick: u64) {
         450 => (|_| true, |k| Vec3::new(36.0, 2.0 + (k % 9) as f32, 0.0)),
         _ => return,
     };
-    for k in (0..WALKERS).filter(|&k| sent(k)) {
-        let unit = find(app, k);
-        app.world_mut()
-            .entity_mut(unit)
-            .insert(Destination(goal(k)));
-    }
+    send(app, WALKERS, sent, goal);
 }
 
 /// How many units are on the bridge's floor, back on the street after it, and on their way.

@@ -13,6 +13,11 @@ const SIDE_STEP: f32 = 0.01;
 /// ramp, whose ground floor has the ramp's footprint as an obstacle; a stair's head). Agents
 /// cross from one floor to the other there, and nowhere else; paths between floors pass
 /// through a join's middle. Both floors' grounds should be at the same height along it.
+///
+/// Agents meet only the agents of their own floor ([`OnFloor`](crate::OnFloor)), so two
+/// bodies a step apart on either side of a join do not avoid each other until one crosses;
+/// a crowd climbing a ramp 2 m wide kept its bodies as far apart across the join as on one
+/// floor, but a game that packs a join tighter may see bodies touch there.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FloorJoin {
     /// The two floors, by their place in the list the mesh was built from.
@@ -77,6 +82,9 @@ pub(super) struct Crossings {
     sides: Vec<Option<Side>>,
     /// The way across a floor from side `u` to side `v`, at `u * sides + v`.
     legs: Vec<Option<Leg>>,
+    /// For each floor, whether a way leaves it across one join and comes back across another:
+    /// only then can a way between two of its points be shorter through other floors.
+    ways_round: Vec<bool>,
 }
 
 /// A step of a way between floors: across a join, or along a leg on one floor.
@@ -89,6 +97,46 @@ enum Link<'a> {
 fn walk(floor: usize, leg: &Option<Leg>) -> Option<(f32, Link<'_>)> {
     let leg = leg.as_ref()?;
     Some((leg.length, Link::Walk(floor, leg)))
+}
+
+/// The nodes along the shortest way from `start` to `goal` among `nodes` nodes, both ends
+/// included, where `length(u, v)` is the length of the link from `u` to `v`, if any
+/// (Dijkstra's search; the nodes are few, two a join, so each step scans them all).
+fn shortest_steps(
+    nodes: usize,
+    start: usize,
+    goal: usize,
+    length: impl Fn(usize, usize) -> Option<f32>,
+) -> Option<Vec<usize>> {
+    let mut distance = vec![f32::INFINITY; nodes];
+    let mut previous = vec![usize::MAX; nodes];
+    let mut done = vec![false; nodes];
+    distance[start] = 0.0;
+    loop {
+        let next = (0..nodes)
+            .filter(|&u| !done[u] && distance[u].is_finite())
+            .min_by(|&a, &b| distance[a].total_cmp(&distance[b]))?;
+        if next == goal {
+            break;
+        }
+        done[next] = true;
+        for v in (0..nodes).filter(|&v| !done[v] && v != start) {
+            if let Some(link) = length(next, v)
+                && distance[next] + link < distance[v]
+            {
+                distance[v] = distance[next] + link;
+                previous[v] = next;
+            }
+        }
+    }
+    let mut steps = vec![goal];
+    while let Some(&last) = steps.last()
+        && last != start
+    {
+        steps.push(previous[last]);
+    }
+    steps.reverse();
+    Some(steps)
 }
 
 impl Crossings {
@@ -134,7 +182,40 @@ impl Crossings {
                     .map(|waypoints| Leg::new(from.at, waypoints));
             }
         }
-        Ok(Self { joins, sides, legs })
+        let mut crossings = Self {
+            joins,
+            sides,
+            legs,
+            ways_round: Vec::new(),
+        };
+        crossings.ways_round = (0..floors.len())
+            .map(|floor| crossings.has_way_round(floor))
+            .collect();
+        Ok(crossings)
+    }
+
+    /// Whether a way leaves `floor` across one side of a join and comes back across another
+    /// (a search of the sides from each side's twin that never steps back onto that side).
+    fn has_way_round(&self, floor: usize) -> bool {
+        let count = self.sides.len();
+        let on_floor = |u: usize| self.sides[u].is_some_and(|s| s.floor == floor);
+        (0..count).filter(|&u| on_floor(u)).any(|left_by| {
+            let mut seen = vec![false; count];
+            seen[left_by] = true;
+            let mut next = vec![left_by ^ 1];
+            while let Some(u) = next.pop() {
+                if seen[u] || self.sides[u].is_none() {
+                    continue;
+                }
+                if on_floor(u) {
+                    return true;
+                }
+                seen[u] = true;
+                next.push(u ^ 1);
+                next.extend((0..count).filter(|&v| self.legs[u * count + v].is_some()));
+            }
+            false
+        })
     }
 
     /// Whether there are no joins.
@@ -153,6 +234,11 @@ impl Crossings {
     ) -> Option<Vec<(usize, Vec2)>> {
         let count = self.sides.len();
         let (start, goal) = (count, count + 1);
+        if from.0 == to.0 && !self.ways_round[from.0] {
+            // No way through other floors comes back: the floor's own search alone.
+            let path = floors[from.0].path(from.1, to.1)?;
+            return Some(path.into_iter().map(|p| (from.0, p)).collect());
+        }
         // The legs from the start and to the goal, searched for now.
         let leg_on = |floor: usize, a: Vec2, b: Vec2| {
             floors[floor]
@@ -184,38 +270,8 @@ impl Crossings {
                 }
             }
         };
-        // Dijkstra's search; the nodes are few (two a join).
-        let mut distance = vec![f32::INFINITY; count + 2];
-        let mut previous = vec![usize::MAX; count + 2];
-        let mut done = vec![false; count + 2];
-        distance[start] = 0.0;
-        loop {
-            let next = (0..count + 2)
-                .filter(|&u| !done[u] && distance[u].is_finite())
-                .min_by(|&a, &b| distance[a].total_cmp(&distance[b]))?;
-            if next == goal {
-                break;
-            }
-            done[next] = true;
-            for v in (0..count).chain([goal]) {
-                if done[v] || v == start {
-                    continue;
-                }
-                if let Some((length, _)) = link(next, v)
-                    && distance[next] + length < distance[v]
-                {
-                    distance[v] = distance[next] + length;
-                    previous[v] = next;
-                }
-            }
-        }
-        let mut steps = vec![goal];
-        while let Some(&last) = steps.last()
-            && last != start
-        {
-            steps.push(previous[last]);
-        }
-        steps.reverse();
+        let length = |u: usize, v: usize| link(u, v).map(|(length, _)| length);
+        let steps = shortest_steps(count + 2, start, goal, length)?;
         let mut path = Vec::new();
         for pair in steps.windows(2) {
             match link(pair[0], pair[1]).map(|(_, link)| link)? {
