@@ -1,9 +1,12 @@
 //! The town's ground plan: blocks of buildings with streets and alleys between, an open square,
 //! a river across it with a bridge and a footbridge, and a ramp from the square over a street
-//! to a roof terrace (a floor over the street). `flock_bench` plans paths on the same plan (it
-//! includes this file), so it uses nothing but `Vec2`.
+//! to a roof terrace (a floor over the street), and the navigation mesh built from it.
+//! `flock_bench` plans paths on the same mesh (it includes this file), so it uses nothing but
+//! `Vec2` and the navmesh's types, which its includer brings into scope.
 
 use bevy::math::Vec2;
+
+use super::{FloorJoin, NavFloor, NavMesh};
 
 /// Half the town's size, in metres; the town is centred on the origin.
 pub const HALF_TOWN: Vec2 = Vec2::new(80.0, 50.0);
@@ -196,4 +199,17 @@ pub fn terrace_outline() -> Vec<Vec2> {
 /// The terrace floor's height: up the ramp from its foot, level from the street's edge on.
 pub fn terrace_height(p: Vec2) -> f32 {
     (TERRACE_HEIGHT * (p.y - RAMP_FOOT) / (RAMP_TOP - RAMP_FOOT)).clamp(0.0, TERRACE_HEIGHT)
+}
+
+/// The town's navigation mesh, paths kept [`CLEARANCE`] from every wall: on floor 0, the
+/// outline less the buildings, the river between the bridges and the ramp's low end, its ground
+/// arched over the bridges; on floor 1, the ramp, its deck over the street and the roof
+/// terrace, joined to floor 0 at the ramp's foot.
+pub fn navmesh(buildings: &[Building]) -> NavMesh {
+    let mut walled_off = obstacles(buildings);
+    walled_off.push(ramp_footprint());
+    let ground = NavFloor::new(outline(), walled_off).with_height(ground_height);
+    let terrace = NavFloor::new(terrace_outline(), []).with_height(terrace_height);
+    let join = FloorJoin::new([0, 1], ramp_foot());
+    NavMesh::from_floors([ground, terrace], [join], CLEARANCE).expect("the town's ground plan")
 }

@@ -152,7 +152,7 @@ fn setup(
 ) {
     planner.paths_per_tick = PATHS_PER_TICK;
     let buildings = ground_plan::buildings();
-    let navmesh = town::navmesh(&buildings);
+    let navmesh = ground_plan::navmesh(&buildings);
     chase.mode = std::env::args()
         .nth(1)
         .and_then(|arg| arg.parse::<usize>().ok())

@@ -1,29 +1,14 @@
-//! The town's navigation mesh, built from its ground plan, and the town drawn.
+//! The town drawn: its ground, river, bridges, ramp, terrace and buildings.
 
 use bevy::prelude::*;
-use bevy_flock::prelude::*;
 
 use super::ground_plan::{
-    BRIDGE, Building, CLEARANCE, FOOTBRIDGE, HALF_TOWN, RAMP_FOOT, RAMP_TOP, RAMP_X, RIVER,
-    TERRACE, TERRACE_HEIGHT, ground_height, obstacles, outline, ramp_foot, ramp_footprint,
-    terrace_height, terrace_outline,
+    BRIDGE, Building, FOOTBRIDGE, HALF_TOWN, RAMP_FOOT, RAMP_TOP, RAMP_X, RIVER, TERRACE,
+    TERRACE_HEIGHT, ground_height,
 };
 
 /// How many flat pieces draw a bridge's arch.
 const DECK_PIECES: usize = 12;
-
-/// The town's navigation mesh, paths kept [`CLEARANCE`] from every wall: on floor 0, the
-/// outline less the buildings, the river between the bridges and the ramp's low end, its ground
-/// arched over the bridges; on floor 1, the ramp, its deck over the street and the roof
-/// terrace, joined to floor 0 at the ramp's foot.
-pub fn navmesh(buildings: &[Building]) -> NavMesh {
-    let mut walled_off = obstacles(buildings);
-    walled_off.push(ramp_footprint());
-    let ground = NavFloor::new(outline(), walled_off).with_height(ground_height);
-    let terrace = NavFloor::new(terrace_outline(), []).with_height(terrace_height);
-    let join = FloorJoin::new([0, 1], ramp_foot());
-    NavMesh::from_floors([ground, terrace], [join], CLEARANCE).expect("the town's ground plan")
-}
 
 /// The ground, the river, the bridges and the buildings.
 pub fn spawn(

@@ -89,12 +89,12 @@ fn across_the_grid(units: usize) -> Vec<(Vec3, Vec3)> {
         .collect()
 }
 
-/// The `zombie_town` example's town: its navmesh, and `units` units each on a street point
-/// sent to another, half the town's points further on (row by row, so mostly across it).
+/// The `zombie_town` example's town: its navmesh (the streets and the roof terrace over one,
+/// two floors), and `units` units each on a point of the ground sent to another, half the
+/// town's points further on (row by row, so mostly across it).
 fn example_town(units: usize) -> (NavMesh, Vec<(Vec3, Vec3)>) {
-    use zombie_town::{CLEARANCE, HALF_TOWN, buildings, obstacles, outline};
-    let mesh = NavMesh::from_outline(&outline(), obstacles(&buildings()), CLEARANCE)
-        .expect("the example's town");
+    use zombie_town::{CLEARANCE, HALF_TOWN, buildings, navmesh};
+    let mesh = navmesh(&buildings());
     // Points 2 m apart where a body of the clearance's radius stands on the ground.
     let around = [Vec2::ZERO, Vec2::X, Vec2::Y, -Vec2::X, -Vec2::Y].map(|d| d * CLEARANCE);
     let mut points = Vec::new();
@@ -285,8 +285,9 @@ pub fn section(sent: &[SentAtOnce], following: &Following, ticks: usize) -> Stri
          of streets {side} m across, {BLOCKS} x {BLOCKS} blocks of {BLOCK} m with {STREET} m \
          streets, every third block split by a 2 m alley, its paths kept {BODY_RADIUS} m from \
          the buildings; and the `zombie_town` example's town ({} x {} m, paths kept {} m from \
-         its buildings and river). Units stand on the streets, each sent to a street point \
-         across the town (on the example's, to points of a 2 m lattice half the lattice \
+         its buildings and river, two floors: the streets, and a ramp up to a roof terrace \
+         over one). Units stand on the streets, each sent to a street point across the town \
+         (on the example's, to points of a 2 m lattice on the ground, half the lattice \
          further on); planar, 2 threads. The planner answers at most `paths_per_tick` a tick \
          ({} by default). The crowd (`FlockTuning::squad`, `Reciprocal` velocity obstacles) \
          follows its paths on the grid of streets, its bodies held off the mesh's walls; the \
