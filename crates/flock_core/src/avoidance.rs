@@ -48,7 +48,24 @@ pub(crate) struct SlotAvoidance {
     pub(crate) hold: Option<AvoidanceHold>,
 }
 
+/// The ball an agent of `body_radius` casts ahead with `settings`: their `cast_radius`, or its
+/// body grown by [`CLEARANCE`] where that is wider.
+fn cast_radius(settings: &ObstacleAvoidance, body_radius: f32) -> f32 {
+    settings.cast_radius.max((1.0 + CLEARANCE) * body_radius)
+}
+
 impl AvoidancePass {
+    /// How far from a point the obstacle set must find every shape for the casts of agents of
+    /// `params`: the longest look-ahead and the widest ball any of them casts, so that each
+    /// cast reads the one cell of its start (a cast reaching farther reads every cell round
+    /// its way, gathered and sorted for each cast).
+    pub(crate) fn reach(&self, params: &[Prepared]) -> f32 {
+        let widest = (params.iter()).fold(self.params.cast_radius, |widest, p| {
+            widest.max(cast_radius(&self.params, p.body_radius))
+        });
+        self.params.max_look_ahead + widest
+    }
+
     /// Obstacle avoidance, the third stage of a tick, against the crowd's own obstacles and
     /// `colliders` (a physics backend's, if any): changes the pending `forces` of the agents
     /// that must turn; returns how many are avoiding, or `None` when there is nothing to avoid
@@ -133,8 +150,7 @@ impl Avoider<'_> {
         // A ball wider than the agent's body, so that it never heads for a gap its body cannot
         // pass, and turns before its body touches.
         let a = &ObstacleAvoidance {
-            cast_radius: (self.settings.cast_radius)
-                .max((1.0 + CLEARANCE) * agent.params.body_radius),
+            cast_radius: cast_radius(self.settings, agent.params.body_radius),
             ..*self.settings
         };
         let look_ahead = self.look_ahead(&agent);

@@ -58,10 +58,11 @@ impl Crowd {
     /// Replaces the obstacles that agents steer around (see
     /// [`avoid_obstacles`](Self::avoid_obstacles)) and never enter (see
     /// [`integrate`](Self::integrate)). Invalid shapes (see [`Shape::is_valid`]) are skipped;
-    /// returns how many were.
+    /// returns how many were. The shapes are binned for the casts of the parameter sets added
+    /// so far (the widest body sets how far a cell reaches): set them again after adding a
+    /// set of wider bodies, or its casts read more cells than they need (the same answers).
     pub fn set_obstacles(&mut self, shapes: impl IntoIterator<Item = Shape>) -> usize {
-        let a = &self.avoidance.params;
-        let reach = a.max_look_ahead + a.cast_radius;
+        let reach = self.avoidance.reach(&self.params);
         let obstacles = &mut self.avoidance.obstacles;
         match self.space {
             Space::Planar => obstacles.rebuild_on_plane(shapes, reach),

@@ -13,6 +13,7 @@ mod determinism;
 mod floors;
 mod giving_way;
 mod hostile;
+mod obstacle_bins;
 mod obstacles;
 mod pedestrians;
 mod progress;
