@@ -2,8 +2,9 @@
 
 use glam::Vec3;
 
+use super::bins::BIN_SLACK;
 use super::query::{CastHit, ObstacleQuery};
-use super::set::{BALL_SLACK, BIN_SLACK, HIT_DISTANCE, ObstacleSet};
+use super::set::{BALL_SLACK, HIT_DISTANCE, ObstacleSet};
 
 /// The most shapes an [`Around`] lists; with more near, it reads the set.
 const MAX_AROUND: usize = 48;
@@ -37,7 +38,7 @@ impl ObstacleSet {
             listed: None,
         };
         if !(origin.is_finite() && length.is_finite() && radius.is_finite())
-            || length + radius + HIT_DISTANCE > self.reach + BIN_SLACK
+            || length + radius + HIT_DISTANCE > self.reach() + BIN_SLACK
         {
             return view;
         }

@@ -10,6 +10,7 @@
 //! distances and normals, and moves are swept along it (sphere tracing).
 
 mod around;
+mod bins;
 mod fan;
 mod layered;
 mod query;

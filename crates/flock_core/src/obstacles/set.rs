@@ -1,13 +1,11 @@
 //! The built-in obstacles of a tick, binned in a coarse grid: exact ball casts against them,
 //! and the sphere tracing that sweeps moves.
 
-use glam::{IVec3, Vec3, Vec4};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use glam::{Vec3, Vec4};
 
+use super::bins::{BIN_SLACK, Bins};
 use super::query::{CastHit, LEAVING_CONTACT, ObstacleQuery};
 use super::shape::Shape;
-use crate::maths::floor_cell;
 
 /// Steps of a sphere trace (a move's sweep) before it gives up and stops where it stands
 /// (conservative).
@@ -36,18 +34,9 @@ pub struct ObstacleSet {
     pub(super) balls: Vec<Vec4>,
     /// Shapes without bounds (half-spaces), checked by everyone.
     unbounded: Vec<u32>,
-    /// Bounded shapes by cell, grown by the largest reach.
-    cells: HashMap<IVec3, Vec<u32>, BuildHasherDefault<CellHasher>>,
-    /// Shapes too large to bin, checked by everyone inside `bounds`.
-    large: Vec<u32>,
-    cell_size: f32,
-    /// Whether cells are columns that span every height (see
-    /// [`rebuild_on_plane`](Self::rebuild_on_plane)).
-    columns: bool,
-    /// How far from a point every shape is found (see [`ObstacleSet::rebuild`]).
-    pub(super) reach: f32,
-    /// Box around every bounded shape, grown by the reach.
-    bounds: Option<(Vec3, Vec3)>,
+    /// The bounded shapes binned: every one within the reach of a point is found from its
+    /// cell.
+    bins: Bins,
     /// The shapes and reach of the last rebuild as given, and how many of them were skipped:
     /// a rebuild with the same keeps the bins (a terrain's thousands of walls stand still).
     input: Vec<Shape>,
@@ -57,41 +46,9 @@ pub struct ObstacleSet {
     staging: Vec<Shape>,
 }
 
-/// Hashes a cell's coordinates with a multiply each, as FxHash does: every cast and distance
-/// looks a cell up, cells are not chosen to collide, and SipHash cost more than the lookup.
-#[derive(Clone, Copy, Debug, Default)]
-struct CellHasher(u64);
-
-impl Hasher for CellHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u32(u32::from(byte));
-        }
-    }
-
-    fn write_i32(&mut self, i: i32) {
-        self.write_u32(i as u32);
-    }
-
-    fn write_u32(&mut self, i: u32) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x517C_C1B7_2722_0A95);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// How much farther than the nearest shape so far a shape's ball must be for the shape to be
 /// skipped: far more than the rounding of a distance, so that skipping never changes the answer.
 pub(super) const BALL_SLACK: f32 = 1e-3;
-
-/// Bounded shapes spanning more cells than this are checked by every agent in the bounds.
-const MAX_CELLS_PER_SHAPE: i64 = 512;
-
-/// Cells hold the shapes within the reach and this much more, so that a cast as long as the
-/// reach (less its radius), of a ball grown by [`HIT_DISTANCE`], still reads one cell.
-pub(super) const BIN_SLACK: f32 = 2.0 * HIT_DISTANCE;
 
 /// A cast longer than the reach whose way spans more cells than this tests every shape.
 const MAX_CELLS_PER_CAST: i64 = 512;
@@ -133,7 +90,7 @@ impl ObstacleSet {
         // Unchanged obstacles keep their bins: the same result without the binning. (A NaN in
         // a shape makes it unequal to itself, so such a set is simply binned again.)
         if self.input_reach == Some(reach.to_bits())
-            && self.columns == columns
+            && self.bins.is_in_columns() == columns
             && staging == self.input
         {
             self.staging = staging;
@@ -150,27 +107,10 @@ impl ObstacleSet {
         self.shapes.clear();
         self.balls.clear();
         self.unbounded.clear();
-        // Cells keep their (emptied) lists for this rebuild: a terrain's walls fill the same
-        // cells again without a storm of allocations and frees.
-        for ids in self.cells.values_mut() {
-            ids.clear();
-        }
-        self.large.clear();
-        self.bounds = None;
-        self.reach = if reach.is_finite() && reach > 0.0 {
+        let reach = if reach.is_finite() && reach > 0.0 {
             reach
         } else {
             1.0
-        };
-        // Cells half the reach wide read fewer shapes. On the plane, where a shape's height
-        // takes no cells, a shape spans about as many such columns as it spans cubes the reach
-        // wide; in 3D it would span about four times as many cubes (125 for a small one), too
-        // many to bin again each tick for moving obstacles.
-        self.columns = columns;
-        self.cell_size = if columns {
-            (self.reach * 0.5).max(1.0)
-        } else {
-            self.reach.max(1.0)
         };
         let mut skipped = 0;
         for k in 0..self.input.len() {
@@ -180,37 +120,13 @@ impl ObstacleSet {
                 continue;
             }
             let shape = shape.normalized();
-            let id = self.shapes.len() as u32;
+            if shape.bounds(0.0).is_none() {
+                self.unbounded.push(self.shapes.len() as u32);
+            }
             self.shapes.push(shape);
             self.balls.push(shape.ball());
-            let Some((lo, hi)) = shape.bounds(self.reach + BIN_SLACK) else {
-                self.unbounded.push(id);
-                continue;
-            };
-            self.bounds = Some(match self.bounds {
-                Some((a, b)) => (a.min(lo), b.max(hi)),
-                None => (lo, hi),
-            });
-            let (c0, c1) = (self.cell_of(lo), self.cell_of(hi));
-            let span = c1.as_i64vec3() - c0.as_i64vec3() + 1;
-            if span.x.saturating_mul(span.y).saturating_mul(span.z) > MAX_CELLS_PER_SHAPE {
-                self.large.push(id);
-                continue;
-            }
-            for z in c0.z..=c1.z {
-                for y in c0.y..=c1.y {
-                    for x in c0.x..=c1.x {
-                        self.cells.entry(IVec3::new(x, y, z)).or_default().push(id);
-                    }
-                }
-            }
         }
-        // Cells left empty are dropped once they outnumber those in use, so that obstacles
-        // moving across a large world do not pile up cells.
-        let in_use = self.cells.values().filter(|ids| !ids.is_empty()).count();
-        if self.cells.len() > 2 * in_use + 1024 {
-            self.cells.retain(|_, ids| !ids.is_empty());
-        }
+        self.bins.fill(&self.shapes, reach, columns);
         skipped
     }
 
@@ -224,43 +140,31 @@ impl ObstacleSet {
         self.shapes.is_empty()
     }
 
-    /// How many grid cells the set keeps lists for, empty ones included.
+    /// How far from a point the casts' bins find every shape (see [`rebuild`](Self::rebuild)).
+    pub(super) fn reach(&self) -> f32 {
+        self.bins.reach()
+    }
+
+    /// How many grid cells the casts' bins keep lists for, empty ones included.
     #[cfg(test)]
     pub(crate) fn cell_count(&self) -> usize {
-        self.cells.len()
+        self.bins.cell_count()
     }
 
     /// Whether the last rebuild binned the shapes in columns.
     #[cfg(test)]
     pub(crate) fn is_binned_in_columns(&self) -> bool {
-        self.columns
+        self.bins.is_in_columns()
     }
 
-    pub(super) fn cell_of(&self, p: Vec3) -> IVec3 {
-        let cell = floor_cell(p / self.cell_size);
-        if self.columns { cell.with_z(0) } else { cell }
-    }
-
-    /// Calls `visit` with the index of every shape that may lie within the reach of `p`.
+    /// Calls `visit` with the index of every shape that may lie within the reach of `p`: the
+    /// unbounded ones, then those the bins find.
     #[inline]
     pub(super) fn for_each_near(&self, p: Vec3, mut visit: impl FnMut(usize)) {
         for &id in &self.unbounded {
             visit(id as usize);
         }
-        let Some((lo, hi)) = self.bounds else {
-            return;
-        };
-        if p.cmplt(lo).any() || p.cmpgt(hi).any() {
-            return;
-        }
-        for &id in &self.large {
-            visit(id as usize);
-        }
-        if let Some(ids) = self.cells.get(&self.cell_of(p)) {
-            for &id in ids {
-                visit(id as usize);
-            }
-        }
+        self.bins.for_each_near(p, visit);
     }
 
     /// Calls `each` with the index of each of the `listed` shapes if given, else of every
@@ -338,32 +242,23 @@ impl ObstacleSet {
                 best = Some((t, id));
             }
         };
-        if listed.is_some() || length + radius <= self.reach + BIN_SLACK {
+        if listed.is_some() || length + radius <= self.reach() + BIN_SLACK {
             self.visit(origin, listed, touch);
             return best;
         }
         // Every point within `radius` of the way lies within the reach of a cell the way's
         // bounds, grown by what the radius exceeds the reach by, overlap.
-        let grow = (radius - self.reach - BIN_SLACK).max(0.0);
+        let grow = (radius - self.reach() - BIN_SLACK).max(0.0);
         let end = origin + dir * length;
         let (lo, hi) = (origin.min(end) - grow, origin.max(end) + grow);
-        let (c0, c1) = (self.cell_of(lo), self.cell_of(hi));
+        let (c0, c1) = (self.bins.cell_of(lo), self.bins.cell_of(hi));
         let span = c1.as_i64vec3() - c0.as_i64vec3() + 1;
         let ids: Vec<u32> =
             if span.x.saturating_mul(span.y).saturating_mul(span.z) > MAX_CELLS_PER_CAST {
                 (0..self.shapes.len() as u32).collect()
             } else {
                 let mut ids = self.unbounded.clone();
-                ids.extend_from_slice(&self.large);
-                for z in c0.z..=c1.z {
-                    for y in c0.y..=c1.y {
-                        for x in c0.x..=c1.x {
-                            if let Some(cell) = self.cells.get(&IVec3::new(x, y, z)) {
-                                ids.extend_from_slice(cell);
-                            }
-                        }
-                    }
-                }
+                self.bins.extend_from_cells(c0, c1, &mut ids);
                 ids.sort_unstable();
                 ids.dedup();
                 ids
@@ -421,7 +316,7 @@ impl ObstacleSet {
         } else {
             let hit = d - radius - HIT_DISTANCE;
             let gap_at = |q| self.gap(self.nearest(q), radius);
-            let march = march(gap_at, origin, dir, length, hit, self.reach * 0.1);
+            let march = march(gap_at, origin, dir, length, hit, self.reach() * 0.1);
             matches!(march, March::Clear)
         }
     }
@@ -432,8 +327,8 @@ impl ObstacleSet {
     pub(super) fn gap(&self, nearest: Option<(f32, Shape)>, radius: f32) -> f32 {
         match nearest {
             Some((d, _)) => d - radius,
-            None if self.reach > radius => self.reach - radius,
-            None => self.reach,
+            None if self.reach() > radius => self.reach() - radius,
+            None => self.reach(),
         }
     }
 }

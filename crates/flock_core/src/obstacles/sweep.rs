@@ -32,7 +32,7 @@ impl ObstacleSet {
                 clear = self.shapes[id].distance(p) > bound;
             }
         });
-        if near { clear } else { self.reach > bound }
+        if near { clear } else { self.reach() > bound }
     }
 
     /// [`ObstacleQuery::constrain`](super::ObstacleQuery::constrain) for the set (see there).
@@ -41,7 +41,7 @@ impl ObstacleSet {
             return (to, None);
         }
         let radius = if radius > 0.0 {
-            radius.min(self.reach - SKIN).max(0.0)
+            radius.min(self.reach() - SKIN).max(0.0)
         } else {
             0.0
         };
@@ -104,7 +104,7 @@ impl<'a> Nearby<'a> {
     /// The shapes near `origin` whose balls are within `cover` of it (and the rounding of
     /// that); `cover` is held to the set's reach, within which the set finds every shape.
     fn gather(set: &'a ObstacleSet, origin: Vec3, cover: f32) -> Self {
-        let cover = cover.min(set.reach);
+        let cover = cover.min(set.reach());
         let mut nearby = Nearby {
             set,
             origin,

@@ -1,6 +1,7 @@
 //! The crowd's obstacles are binned for the widest ball its agents cast: a body grown by the
 //! avoidance's clearance can be wider than the settings' cast radius, and its casts must still
-//! read the shapes gathered round it, not every cell round their way.
+//! read the shapes gathered round it, not every cell round their way. Obstacles scattered
+//! across a world too wide for the bins' grid are binned in wider cells, and found as before.
 
 use glam::Vec3;
 
@@ -41,5 +42,36 @@ fn the_casts_of_bodies_wider_than_the_cast_radius_read_the_shapes_gathered_round
             "bodies of radius {body_radius}: a cast of {cast} as far as {look_ahead} reads \
              more than the shapes round it"
         );
+    }
+}
+
+#[test]
+fn obstacles_scattered_too_far_apart_for_the_grid_are_binned_in_wider_cells_and_found() {
+    // Reach 2: columns 1 wide, three million of them between the two spheres.
+    let far = 3.0e6;
+    let spheres = [0.0, far].map(|x| Shape::Sphere {
+        centre: Vec3::new(x, 0.0, 0.0),
+        radius: 0.5,
+    });
+    let mut set = ObstacleSet::default();
+    assert_eq!(set.rebuild_on_plane(spheres, 2.0), 0);
+    assert!(set.cell_count() <= 1 << 16, "{} cells", set.cell_count());
+    for x in [0.0, far] {
+        assert_eq!(
+            set.distance(Vec3::new(x + 1.5, 0.0, 0.0)),
+            Some(1.0),
+            "by {x}"
+        );
+        assert_eq!(set.distance(Vec3::new(x, 2.0, 0.0)), Some(1.5), "by {x}");
+        assert_eq!(
+            set.distance(Vec3::new(x + 1e3, 0.0, 0.0)),
+            None,
+            "far from both"
+        );
+        // A cast longer than the reach reads the cells round its way.
+        let hit = set
+            .cast(Vec3::new(x - 8.0, 0.0, 0.0), Vec3::X, 10.0, 0.25)
+            .expect("the sphere ahead");
+        assert!((hit.distance - 7.25).abs() < 2e-3, "by {x}: {hit:?}");
     }
 }
