@@ -2,7 +2,8 @@
 //! a crowd of two body sizes chased by a predator keeps every body on the ground at every tick
 //! (the same however the passes are split, and on one compute thread or two), a thousand units
 //! sent at once are answered within the planner's budget, a destination off the mesh is
-//! reported, and a mesh replaced (a door shut) re-plans every path.
+//! reported, a mesh replaced (a door shut) re-plans every path, and a unit pushed out of sight
+//! of its way mends it.
 
 use bevy::prelude::*;
 use bevy_flock::prelude::*;
@@ -473,4 +474,42 @@ fn a_mesh_replaced_plans_every_path_again() {
         "the door shut, round the wall's end below: {:?}",
         round.waypoints
     );
+}
+
+#[test]
+fn a_unit_pushed_out_of_sight_of_its_way_mends_it_from_the_waypoints_ahead() {
+    let mut app = navmesh_app();
+    hold_still(&mut app);
+    let mesh = NavMesh::from_outline(&maze_outline(), [], 0.35).unwrap();
+    app.insert_resource(mesh.clone());
+    let goal = Vec3::new(13.5, 1.5, 0.0);
+    let unit = send(&mut app, Vec3::new(1.5, 8.5, 0.0), goal);
+    run_ticks(&mut app, 1);
+    let before = path_of(&app, unit);
+    assert_eq!(before.status, PathStatus::Found);
+    // Thrown into the middle corridor, past the bend its path takes through the right end:
+    // it sees neither its next waypoint nor the one after, behind the top wall.
+    let thrown = Vec3::new(3.0, 5.0, 0.0);
+    app.world_mut()
+        .get_mut::<Transform>(unit)
+        .unwrap()
+        .translation = thrown;
+    run_ticks(&mut app, 1);
+    let mended = path_of(&app, unit);
+    assert_eq!(mended.status, PathStatus::Found);
+    assert_eq!(mended.destination, Some(goal));
+    assert_eq!(
+        app.world().resource::<NavMeshPlanner>().spent_last_tick(),
+        1,
+        "one search"
+    );
+    // It rejoins its way at a waypoint ahead round the bottom wall's end, not back at the top
+    // wall's: the way from where it is to the goal, the rest of its path kept.
+    let rest = &before.waypoints[before.waypoints.len() - 2..];
+    assert!(mended.waypoints.ends_with(rest), "{mended:?}");
+    assert_eq!(
+        Some(mended.waypoints[mended.next..].to_vec()),
+        mesh.find_path(thrown, goal)
+    );
+    assert!(mesh.sees(thrown, mended.waypoints[mended.next]));
 }

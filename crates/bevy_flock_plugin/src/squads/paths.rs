@@ -48,14 +48,27 @@ impl Ground<'_> {
         })
     }
 
-    /// [`move_on`](Self::move_on), then plans `path` again from `position` if the unit has
-    /// lost sight of its way (its neighbours pushed it round a corner).
+    /// [`move_on`](Self::move_on), then, if the unit has lost sight of its way (its
+    /// neighbours pushed it round a corner), mends its path: plans from `position` to the last
+    /// waypoint still ahead within its look-ahead (the one it lost if none is) and keeps the
+    /// rest, which still stands. A short search, where one to the destination searches the
+    /// whole way again; and the later the waypoint, the shorter the way (the rest is the
+    /// shortest from it). A unit waiting for a new path keeps waiting for it.
     fn steer_along(&mut self, who: Entity, position: Vec3, path: &mut PlannedPath) {
         self.move_on(position, path);
-        if !self.sees_way(position, path)
-            && let Some(destination) = path.destination
-            && let Planned::Ready(waypoints) = self.plan(who, position, destination)
-        {
+        if path.status != PathStatus::Found || self.sees_way(position, path) {
+            return;
+        }
+        let reach = self.look_ahead();
+        let ahead = path.next..path.waypoints.len();
+        let Some(rejoin) = (ahead.clone().rev())
+            .find(|&k| path.waypoints[k].distance(position) <= reach)
+            .or_else(|| ahead.clone().next())
+        else {
+            return;
+        };
+        if let Planned::Ready(mut waypoints) = self.plan(who, position, path.waypoints[rejoin]) {
+            waypoints.extend_from_slice(&path.waypoints[rejoin + 1..]);
             path.waypoints = waypoints;
             path.next = 0;
         }
