@@ -9,7 +9,8 @@ use crate::forces::{ForcePass, SlotResult};
 use crate::maths::{length, limit_length, unit};
 use crate::neighbours::NeighbourIndex;
 use crate::obstacles::{
-    Avoidance, AvoidanceHold, Layered, ObstacleAvoidance, ObstacleQuery, ObstacleSet, way_round,
+    Avoidance, AvoidanceHold, Clearances, Layered, ObstacleAvoidance, ObstacleQuery, ObstacleSet,
+    way_round,
 };
 use crate::space::Space;
 use crate::tuning::Prepared;
@@ -33,6 +34,8 @@ const MAKING_WAY: f32 = 0.1;
 pub(crate) struct AvoidancePass {
     pub(crate) params: ObstacleAvoidance,
     pub(crate) obstacles: ObstacleSet,
+    /// By agent index, how far each agent stood from `obstacles` when last measured.
+    pub(crate) clearances: Clearances,
     /// By grid slot: the last pass's outcome, valid while `avoided`.
     pub(crate) out: Vec<SlotAvoidance>,
     /// Whether `out` belongs to the forces pending.

@@ -9,7 +9,7 @@ use crate::avoidance::AvoidancePass;
 use crate::executor::{ChunkExecutor, for_each_chunk_mut};
 use crate::forces::ForcePass;
 use crate::maths::{length, limit_length, rotated, rotation, unit};
-use crate::obstacles::{AvoidanceHold, Layered, ObstacleQuery};
+use crate::obstacles::{AvoidanceHold, Clearances, Layered, ObstacleQuery, ObstacleSet};
 use crate::prefetch::prefetch_mapped;
 use crate::rules::boundary::keep_within;
 use crate::rules::wander::Draws;
@@ -78,6 +78,24 @@ impl Mover<'_> {
         });
     }
 
+    /// Measures again how far from `set`'s shapes each of `bodies` stands where what is known
+    /// does not vouch for its moves in a tick of `dt` (its body and its max speed's way).
+    pub(crate) fn refresh_clearances(
+        &self,
+        clearances: &mut Clearances,
+        set: &ObstacleSet,
+        bodies: &[Body],
+        dt: f32,
+    ) {
+        let reach = |i: usize| {
+            let prepared = self.prepared_of(i);
+            let limits = (self.speed_factors).limits(i, &prepared.params.limits);
+            prepared.body_radius + limits.max_speed * dt
+        };
+        let position = |i: usize| bodies[i].position;
+        clearances.refresh(set, bodies.len(), self.executor, position, reach);
+    }
+
     /// The parameters agent `i` uses.
     #[inline]
     fn prepared_of(&self, i: usize) -> &Prepared {
@@ -131,7 +149,7 @@ impl Mover<'_> {
         let mut p = self.space.level_with(body.position + v * dt, body.position);
         if !obstacles.is_empty() && p.is_finite() {
             let outside = (body.position, prepared.body_radius);
-            (p, v) = self.stay_outside(outside, p, v, obstacles);
+            (p, v) = self.stay_outside(i, outside, p, v, obstacles);
         }
         // On the plane the box's z range does not count: the body stays on its floor.
         (p, v) = keep_within(p, v, prepared.body_radius, &params.boundary);
@@ -145,25 +163,26 @@ impl Mover<'_> {
         }
     }
 
-    /// The end of a move of a body (its centre and radius) `from` its place to `to` at velocity
-    /// `v`, never into an obstacle: it stops where the body first touches a surface, then
-    /// spends the rest of the move sliding along it (a second surface stops the slide); the
-    /// velocity loses what points into each surface.
+    /// The end of a move of agent `i`'s body (its centre and radius) `from` its place to `to`
+    /// at velocity `v`, never into an obstacle: it stops where the body first touches a
+    /// surface, then spends the rest of the move sliding along it (a second surface stops the
+    /// slide); the velocity loses what points into each surface.
     #[inline]
     fn stay_outside(
         &self,
+        i: usize,
         (from, radius): (Vec3, f32),
         to: Vec3,
         mut v: Vec3,
         obstacles: &Layered,
     ) -> (Vec3, Vec3) {
-        let (allowed, surface) = obstacles.constrain(from, to, radius);
+        let (allowed, surface) = obstacles.constrain_for(i, from, to, radius);
         let mut p = allowed;
         if let Some(normal) = surface {
             v -= normal * v.dot(normal).min(0.0);
             let rest = to - allowed;
             let slide = rest - normal * rest.dot(normal).min(0.0);
-            let (slid, second) = obstacles.constrain(allowed, allowed + slide, radius);
+            let (slid, second) = obstacles.constrain_for(i, allowed, allowed + slide, radius);
             p = slid;
             if let Some(normal) = second {
                 v -= normal * v.dot(normal).min(0.0);

@@ -146,11 +146,16 @@ impl Crowd {
         if !(dt.is_finite() && dt > 0.0) {
             return;
         }
+        let mut clearances = core::mem::take(&mut self.avoidance.clearances);
+        let obstacles = &self.avoidance.obstacles;
+        (self.mover()).refresh_clearances(&mut clearances, obstacles, &self.agents.bodies, dt);
+        self.avoidance.clearances = clearances;
         if avoids_velocity_obstacles(&self.params) {
             self.integrate_avoiding(dt, colliders);
         } else {
             let mut bodies = core::mem::take(&mut self.agents.bodies);
-            let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
+            let obstacles = Layered::new(&self.avoidance.obstacles, colliders)
+                .knowing(self.avoidance.clearances.by_agent());
             self.mover().move_all(&mut bodies, dt, &obstacles);
             self.agents.bodies = bodies;
             // The nearest were not kept: no ceilings for the next force pass.
@@ -188,7 +193,8 @@ impl Crowd {
         preferred.resize(self.len(), Vec3::ZERO);
         (self.mover()).preferred_velocities(&self.agents.bodies, dt, &mut preferred);
         self.velocity_step.preferred = preferred;
-        let obstacles = Layered::new(&self.avoidance.obstacles, colliders);
+        let obstacles = Layered::new(&self.avoidance.obstacles, colliders)
+            .knowing(self.avoidance.clearances.by_agent());
         // The velocity-obstacle step, the fourth stage: each avoiding agent's velocity replaced
         // by the nearest that keeps clear of its neighbours.
         let mut choices = core::mem::take(&mut self.velocity_step.choices);

@@ -2,6 +2,7 @@
 
 use glam::Vec3;
 
+use super::clearance::Clearance;
 use super::query::{CastHit, ObstacleQuery};
 use super::set::ObstacleSet;
 
@@ -11,6 +12,9 @@ use super::set::ObstacleSet;
 pub(crate) struct Layered<'a, Own = &'a ObstacleSet> {
     own: Option<Own>,
     other: Option<&'a dyn ObstacleQuery>,
+    /// By agent index, how far each agent stood from the own shapes (see
+    /// [`constrain_for`](Layered::constrain_for)); none when empty.
+    known: &'a [Clearance],
 }
 
 impl<'a> Layered<'a> {
@@ -18,7 +22,30 @@ impl<'a> Layered<'a> {
         Self {
             own: (!own.is_empty()).then_some(own),
             other: other.filter(|other| !other.is_empty()),
+            known: &[],
         }
+    }
+
+    /// The same, knowing how far each agent stood from the own shapes: `known`, by agent
+    /// index, measured of the own set as it is.
+    pub(crate) fn knowing(self, known: &'a [Clearance]) -> Self {
+        Self { known, ..self }
+    }
+
+    /// [`constrain`](ObstacleQuery::constrain) for a move of agent `i`: the own set's sweep is
+    /// skipped where what is known of the agent vouches for the move.
+    pub(crate) fn constrain_for(
+        &self,
+        i: usize,
+        from: Vec3,
+        to: Vec3,
+        radius: f32,
+    ) -> (Vec3, Option<Vec3>) {
+        let own = self.own.map(|own| match self.known.get(i) {
+            Some(known) => own.sweep_known(from, to, radius, known),
+            None => own.constrain(from, to, radius),
+        });
+        self.then_other(from, own.unwrap_or((to, None)), radius)
     }
 
     /// The same obstacles for the casts of a ball of up to `radius` from `origin`, no farther
@@ -33,6 +60,26 @@ impl<'a> Layered<'a> {
         Layered {
             own: self.own.map(|own| own.around(origin, length, radius)),
             other: self.other,
+            known: &[],
+        }
+    }
+}
+
+impl<Own> Layered<'_, Own> {
+    /// The move from `from` to the end the own obstacles allowed (and the normal they stopped
+    /// it with), constrained by the other's too.
+    fn then_other(
+        &self,
+        from: Vec3,
+        (end, normal): (Vec3, Option<Vec3>),
+        radius: f32,
+    ) -> (Vec3, Option<Vec3>) {
+        match self.other {
+            Some(other) => {
+                let (allowed, stopped) = other.constrain(from, end, radius);
+                (allowed, stopped.or(normal))
+            }
+            None => (end, normal),
         }
     }
 }
@@ -66,15 +113,7 @@ impl<Own: ObstacleQuery> ObstacleQuery for Layered<'_, Own> {
     }
 
     fn constrain(&self, from: Vec3, to: Vec3, radius: f32) -> (Vec3, Option<Vec3>) {
-        let (mut end, mut normal) = (to, None);
-        if let Some(own) = &self.own {
-            (end, normal) = own.constrain(from, end, radius);
-        }
-        if let Some(other) = self.other {
-            let (allowed, stopped) = other.constrain(from, end, radius);
-            end = allowed;
-            normal = stopped.or(normal);
-        }
-        (end, normal)
+        let own = self.own.as_ref().map(|own| own.constrain(from, to, radius));
+        self.then_other(from, own.unwrap_or((to, None)), radius)
     }
 }

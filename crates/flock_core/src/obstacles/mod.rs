@@ -11,6 +11,7 @@
 
 mod around;
 mod bins;
+mod clearance;
 mod fan;
 mod layered;
 mod query;
@@ -19,6 +20,7 @@ mod settings;
 mod shape;
 mod sweep;
 
+pub(crate) use clearance::Clearances;
 pub(crate) use fan::way_round;
 pub use fan::{Avoidance, avoidance_direction};
 pub(crate) use layered::Layered;

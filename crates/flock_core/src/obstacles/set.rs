@@ -1,6 +1,8 @@
 //! The built-in obstacles of a tick, binned in a coarse grid: exact ball casts against them,
 //! and the sphere tracing that sweeps moves.
 
+use core::sync::atomic::{AtomicU64, Ordering};
+
 use glam::{Vec3, Vec4};
 
 use super::bins::{BIN_SLACK, Bins};
@@ -44,7 +46,12 @@ pub struct ObstacleSet {
     skipped: usize,
     /// Where a rebuild's shapes are gathered to compare with the last.
     staging: Vec<Shape>,
+    /// Unique to the shapes as last binned, in this process (see [`generation`](Self::generation)).
+    generation: u64,
 }
+
+/// The last [`ObstacleSet::generation`] given.
+static GENERATIONS: AtomicU64 = AtomicU64::new(0);
 
 /// How much farther than the nearest shape so far a shape's ball must be for the shape to be
 /// skipped: far more than the rounding of a distance, so that skipping never changes the answer.
@@ -99,6 +106,7 @@ impl ObstacleSet {
         self.staging = core::mem::replace(&mut self.input, staging);
         self.input_reach = Some(reach.to_bits());
         self.skipped = self.bin_input(reach, columns);
+        self.generation = GENERATIONS.fetch_add(1, Ordering::Relaxed) + 1;
         self.skipped
     }
 
@@ -140,12 +148,19 @@ impl ObstacleSet {
         self.shapes.is_empty()
     }
 
-    /// How far from a point the casts' bins find every shape (see [`rebuild`](Self::rebuild)).
+    /// How far from a point the bins find every shape (see [`rebuild`](Self::rebuild)).
     pub(super) fn reach(&self) -> f32 {
         self.bins.reach()
     }
 
-    /// How many grid cells the casts' bins keep lists for, empty ones included.
+    /// A number unique to the shapes as last binned in this process (a copy of the set keeps
+    /// it), and 0 before any were: what was measured of a set holds while its generation is
+    /// the same.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// How many cells the bins' grid has.
     #[cfg(test)]
     pub(crate) fn cell_count(&self) -> usize {
         self.bins.cell_count()

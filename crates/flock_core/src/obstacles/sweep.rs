@@ -5,6 +5,7 @@
 
 use glam::Vec3;
 
+use super::clearance::Clearance;
 use super::set::{BALL_SLACK, March, ObstacleSet, march};
 use super::shape::Shape;
 
@@ -33,6 +34,22 @@ impl ObstacleSet {
             }
         });
         if near { clear } else { self.reach() > bound }
+    }
+
+    /// [`sweep`](Self::sweep), skipped for a move that `known` vouches for: one that stays
+    /// farther from every shape than the body's radius, which the sweep would leave as it is.
+    pub(super) fn sweep_known(
+        &self,
+        from: Vec3,
+        to: Vec3,
+        radius: f32,
+        known: &Clearance,
+    ) -> (Vec3, Option<Vec3>) {
+        // The sweep's own first question, from the start, with a radius no narrower than its.
+        if known.vouches(from, from.distance(to) + radius.max(0.0) + SKIN) {
+            return (to, None);
+        }
+        self.sweep(from, to, radius)
     }
 
     /// [`ObstacleQuery::constrain`](super::ObstacleQuery::constrain) for the set (see there).

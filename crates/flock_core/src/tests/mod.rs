@@ -8,6 +8,7 @@ use crate::*;
 mod admission;
 mod boundary;
 mod checksum;
+mod clearances;
 mod clumps;
 mod determinism;
 mod floors;

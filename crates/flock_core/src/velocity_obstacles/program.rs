@@ -159,7 +159,7 @@ impl VelocityInputs<'_> {
         let mut surfaces = [(Vec3::ZERO, 0.0); MOST_SURFACES];
         for k in 0..MOST_SURFACES {
             let Some(bound) = self.surface_bound(
-                (agent.body.position, prepared.body_radius),
+                (agent.index, agent.body.position, prepared.body_radius),
                 chosen,
                 tick.dt,
                 tick.obstacles,
@@ -284,7 +284,7 @@ impl VelocityInputs<'_> {
         }
     }
 
-    /// The bound `n . v <= bound` that keeps an agent's body (its centre and radius) moving
+    /// The bound `n . v <= bound` that keeps an agent's body (its index, centre and radius) moving
     /// at `v` for `dt` from crossing the first obstacle surface or hard wall of `boundary` it
     /// would touch: `n` points into the surface (the obstacle's outward
     /// normal reversed), and the bound is the gap to its tangent plane over `dt`, which keeps
@@ -292,7 +292,7 @@ impl VelocityInputs<'_> {
     #[inline]
     pub(super) fn surface_bound(
         &self,
-        (position, radius): (Vec3, f32),
+        (index, position, radius): (u32, Vec3, f32),
         v: Vec3,
         dt: f32,
         obstacles: &Layered,
@@ -300,7 +300,8 @@ impl VelocityInputs<'_> {
     ) -> Option<(Vec3, f32)> {
         let to = self.space.level_with(position + v * dt, position);
         if !obstacles.is_empty()
-            && let (stop, Some(normal)) = obstacles.constrain(position, to, radius)
+            && let (stop, Some(normal)) =
+                obstacles.constrain_for(index as usize, position, to, radius)
         {
             return Some((-normal, (position - stop).dot(normal).max(0.0) / dt));
         }
@@ -340,7 +341,7 @@ impl VelocityInputs<'_> {
         preferred: Vec3,
         tick: &Tick,
     ) -> Vec3 {
-        let body = (agent.body.position, prepared.body_radius);
+        let body = (agent.index, agent.body.position, prepared.body_radius);
         let boundary = &prepared.params.boundary;
         match self.surface_bound(body, preferred, tick.dt, tick.obstacles, boundary) {
             Some((into, bound)) if into.dot(preferred) > bound => {
