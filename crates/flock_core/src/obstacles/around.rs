@@ -2,9 +2,8 @@
 
 use glam::Vec3;
 
-use super::bins::BIN_SLACK;
 use super::query::{CastHit, ObstacleQuery};
-use super::set::{BALL_SLACK, HIT_DISTANCE, ObstacleSet};
+use super::set::{BALL_SLACK, BIN_SLACK, HIT_DISTANCE, ObstacleSet};
 
 /// The most shapes an [`Around`] lists; with more near, it reads the set.
 const MAX_AROUND: usize = 48;

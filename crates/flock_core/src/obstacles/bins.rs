@@ -9,11 +9,6 @@ use crate::maths::floor_cell;
 /// Bounded shapes spanning more cells than this are checked by every query in the bounds.
 const MAX_CELLS_PER_SHAPE: i64 = 512;
 
-/// Cells hold the shapes within the reach and this much more, so that a cast as long as the
-/// reach (less its radius), of a ball grown by [`HIT_DISTANCE`](super::set::HIT_DISTANCE),
-/// still reads one cell.
-pub(super) const BIN_SLACK: f32 = 2.0 * super::set::HIT_DISTANCE;
-
 /// The most cells a grid has for each shape binned, and at least and at most: one spanning
 /// more (obstacles scattered far apart) has wider cells. The cells cost memory and a rebuild's
 /// time in proportion, so a few obstacles moving across a wide world are binned again in
@@ -52,8 +47,8 @@ pub(super) struct Bins {
 
 impl Bins {
     /// Bins the bounded ones of `shapes` (by index) for queries within `reach` (finite and
-    /// positive), in columns or cubes.
-    pub(super) fn fill(&mut self, shapes: &[Shape], reach: f32, columns: bool) {
+    /// positive), in columns or cubes: each cell lists the shapes within `reach + slack` of it.
+    pub(super) fn fill(&mut self, shapes: &[Shape], (reach, slack): (f32, f32), columns: bool) {
         self.large.clear();
         self.bounds = None;
         self.reach = reach;
@@ -67,7 +62,7 @@ impl Bins {
         let mut staged = core::mem::take(&mut self.staged);
         staged.clear();
         for (id, shape) in shapes.iter().enumerate() {
-            let Some((lo, hi)) = shape.bounds(reach + BIN_SLACK) else {
+            let Some((lo, hi)) = shape.bounds(reach + slack) else {
                 continue;
             };
             self.bounds = Some(match self.bounds {

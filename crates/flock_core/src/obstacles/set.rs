@@ -5,7 +5,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 
 use glam::{Vec3, Vec4};
 
-use super::bins::{BIN_SLACK, Bins};
+use super::bins::Bins;
 use super::query::{CastHit, LEAVING_CONTACT, ObstacleQuery};
 use super::shape::Shape;
 
@@ -52,6 +52,10 @@ pub struct ObstacleSet {
 
 /// The last [`ObstacleSet::generation`] given.
 static GENERATIONS: AtomicU64 = AtomicU64::new(0);
+
+/// Cells hold the shapes within the reach and this much more, so that a cast as long as the
+/// reach (less its radius), of a ball grown by [`HIT_DISTANCE`], still reads one cell.
+pub(super) const BIN_SLACK: f32 = 2.0 * HIT_DISTANCE;
 
 /// How much farther than the nearest shape so far a shape's ball must be for the shape to be
 /// skipped: far more than the rounding of a distance, so that skipping never changes the answer.
@@ -134,7 +138,7 @@ impl ObstacleSet {
             self.shapes.push(shape);
             self.balls.push(shape.ball());
         }
-        self.bins.fill(&self.shapes, reach, columns);
+        self.bins.fill(&self.shapes, (reach, BIN_SLACK), columns);
         skipped
     }
 
