@@ -8,7 +8,9 @@ use bevy::prelude::*;
 /// and `TerrainPlugin`, whose `PathPlanner` spreads long searches over ticks), plans it again
 /// when the destination changes or a new wall crosses it, and steers the agent along it by
 /// setting its [`Target`](crate::Target) to each waypoint in turn, the last being the destination itself,
-/// where the agent arrives and settles. Without a terrain the path is the destination alone.
+/// where the agent arrives and settles. An agent its neighbours push out of sight of its way
+/// mends the path from a waypoint ahead (a short search); set the destination again to have the
+/// whole way planned anew. Without a terrain the path is the destination alone.
 /// When no path exists the agent stays, its path says so, and it gets a [`PathNotFound`].
 ///
 /// While an agent has a destination, the plugin owns its [`Target`](crate::Target); remove the destination
