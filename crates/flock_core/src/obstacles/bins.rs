@@ -29,9 +29,8 @@ pub(super) struct Bins {
     /// it: `first[c]..first[c + 1]` of `ids`.
     first: Vec<u32>,
     ids: Vec<u32>,
-    /// The grid's lowest cell and its cells along each axis (one along z for columns).
-    low: IVec3,
-    span: IVec3,
+    /// Where the grid lies.
+    grid: Grid,
     /// Shapes too large to bin, checked by every query inside `bounds`.
     large: Vec<u32>,
     cell_size: f32,
@@ -79,9 +78,8 @@ impl Bins {
         self.lay_grid(&staged);
         // Counted, then listed: each cell's list in the shapes' order.
         self.first.clear();
-        self.first
-            .resize(cells_between(IVec3::ZERO, self.span - 1) as usize + 1, 0);
-        let grid = self.grid();
+        let grid = self.grid;
+        (self.first).resize(grid.cells() as usize + 1, 0);
         for &(_, lo, hi) in &staged {
             grid.for_each_cell(self.cell_of(lo), self.cell_of(hi), |c| {
                 self.first[c + 1] += 1
@@ -112,27 +110,21 @@ impl Bins {
             |(lo, hi), &(_, a, b)| (lo.min(a), hi.max(b)),
         );
         if staged.is_empty() {
-            (self.low, self.span) = (IVec3::ZERO, IVec3::ZERO);
+            self.grid = Grid::default();
             return;
         }
         let most =
             (staged.len() as i64 * GRID_CELLS_PER_SHAPE).clamp(LEAST_GRID_CELLS, MOST_GRID_CELLS);
         loop {
-            let (c0, c1) = (self.cell_of(lo), self.cell_of(hi));
-            let cells = cells_between(c0, c1);
-            if cells <= most {
-                (self.low, self.span) = (c0, c1 - c0 + 1);
+            let grid = Grid {
+                low: self.cell_of(lo),
+                high: self.cell_of(hi),
+            };
+            if grid.cells() <= most {
+                self.grid = grid;
                 return;
             }
             self.cell_size *= 2.0;
-        }
-    }
-
-    /// The grid's place: its lowest cell and its cells along each axis.
-    fn grid(&self) -> Grid {
-        Grid {
-            low: self.low,
-            span: self.span,
         }
     }
 
@@ -144,7 +136,7 @@ impl Bins {
     /// How many cells the grid has.
     #[cfg(test)]
     pub(super) fn cell_count(&self) -> usize {
-        self.first.len().saturating_sub(1)
+        self.grid.cells() as usize
     }
 
     /// Whether the cells are columns.
@@ -161,10 +153,16 @@ impl Bins {
     /// The shapes listed in the cell of the grid holding `p`, inside the bounds.
     #[inline]
     fn cell_at(&self, p: Vec3) -> &[u32] {
-        match self.grid().index(self.cell_of(p)) {
-            Some(c) => &self.ids[self.first[c] as usize..self.first[c + 1] as usize],
+        match self.grid.index(self.cell_of(p)) {
+            Some(c) => self.listed_in(c),
             None => &[],
         }
+    }
+
+    /// The shapes listed in cell `c` of the grid.
+    #[inline]
+    fn listed_in(&self, c: usize) -> &[u32] {
+        &self.ids[self.first[c] as usize..self.first[c + 1] as usize]
     }
 
     /// Calls `visit` with the index of every bounded shape that may lie within the reach of
@@ -189,9 +187,7 @@ impl Bins {
     /// repeats).
     pub(super) fn extend_from_cells(&self, c0: IVec3, c1: IVec3, ids: &mut Vec<u32>) {
         ids.extend_from_slice(&self.large);
-        self.grid().for_each_cell(c0, c1, |c| {
-            ids.extend_from_slice(&self.ids[self.first[c] as usize..self.first[c + 1] as usize]);
-        });
+        (self.grid).for_each_cell(c0, c1, |c| ids.extend_from_slice(self.listed_in(c)));
     }
 }
 
@@ -201,36 +197,58 @@ fn cells_between(c0: IVec3, c1: IVec3) -> i64 {
     span.x.saturating_mul(span.y).saturating_mul(span.z)
 }
 
-/// Where a grid of cells lies: its lowest cell and its cells along each axis.
-#[derive(Clone, Copy)]
+/// Where a grid of cells lies: its lowest and highest cells (the highest below the lowest for
+/// none). Kept as the two ends, so that a grid at the far edge of the cells' range (shapes so
+/// far out that their cells saturate) needs no cell past it.
+#[derive(Clone, Copy, Debug)]
 struct Grid {
     low: IVec3,
-    span: IVec3,
+    high: IVec3,
+}
+
+impl Default for Grid {
+    /// No cells.
+    fn default() -> Self {
+        Self {
+            low: IVec3::ZERO,
+            high: IVec3::NEG_ONE,
+        }
+    }
 }
 
 impl Grid {
+    /// How many cells it has.
+    fn cells(self) -> i64 {
+        cells_between(self.low, self.high).max(0)
+    }
+
+    /// Its cells along each axis (small: the grid has at most [`MOST_GRID_CELLS`]).
+    fn span(self) -> IVec3 {
+        self.high - self.low + 1
+    }
+
     /// The index of `cell` (x fastest, then y, then z), if it is in the grid.
     #[inline]
     fn index(self, cell: IVec3) -> Option<usize> {
         // Compared before subtracting: a cell far out (of a point far out) could overflow.
-        if cell.cmplt(self.low).any() || cell.cmpge(self.low + self.span).any() {
+        if cell.cmplt(self.low).any() || cell.cmpgt(self.high).any() {
             return None;
         }
-        let at = cell - self.low;
-        Some(((at.z * self.span.y + at.y) * self.span.x + at.x) as usize)
+        let (at, span) = (cell - self.low, self.span());
+        Some(((at.z * span.y + at.y) * span.x + at.x) as usize)
     }
 
     /// Calls `each` with the index of every cell of the grid from `c0` to `c1`.
     fn for_each_cell(self, c0: IVec3, c1: IVec3, mut each: impl FnMut(usize)) {
-        let high = self.low + self.span - 1;
         // Checked before subtracting: a cell far out could overflow.
-        if c1.cmplt(self.low).any() || c0.cmpgt(high).any() {
+        if c1.cmplt(self.low).any() || c0.cmpgt(self.high).any() {
             return;
         }
-        let (c0, c1) = (c0.max(self.low) - self.low, c1.min(high) - self.low);
+        let span = self.span();
+        let (c0, c1) = (c0.max(self.low) - self.low, c1.min(self.high) - self.low);
         for z in c0.z..=c1.z {
             for y in c0.y..=c1.y {
-                let row = (z * self.span.y + y) * self.span.x;
+                let row = (z * span.y + y) * span.x;
                 for x in c0.x..=c1.x {
                     each((row + x) as usize);
                 }

@@ -75,3 +75,20 @@ fn obstacles_scattered_too_far_apart_for_the_grid_are_binned_in_wider_cells_and_
         assert!((hit.distance - 7.25).abs() < 2e-3, "by {x}: {hit:?}");
     }
 }
+
+#[test]
+fn a_shape_so_far_out_that_its_cells_saturate_is_still_found() {
+    // Cells 2 wide: at 1e14 (shapes as far as 1e15 are valid) the cell's x is the largest
+    // there is.
+    let far = Vec3::new(1e14, 0.0, 0.0);
+    let mut set = ObstacleSet::default();
+    set.rebuild(
+        [Shape::Sphere {
+            centre: far,
+            radius: 1.0,
+        }],
+        2.0,
+    );
+    assert_eq!(set.distance(far), Some(-1.0));
+    assert_eq!(set.distance(-far), None);
+}
