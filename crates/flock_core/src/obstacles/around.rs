@@ -3,7 +3,7 @@
 use glam::Vec3;
 
 use super::query::{CastHit, ObstacleQuery};
-use super::set::{BALL_SLACK, BIN_SLACK, HIT_DISTANCE, ObstacleSet};
+use super::set::{BIN_SLACK, HIT_DISTANCE, HULL_SLACK, ObstacleSet};
 
 /// The most shapes an [`Around`] lists; with more near, it reads the set.
 const MAX_AROUND: usize = 48;
@@ -41,23 +41,22 @@ impl ObstacleSet {
         {
             return view;
         }
-        // A shape whose ball is farther from `origin` than this is farther than `radius` from
+        // A shape whose hull is farther from `origin` than this is farther than `radius` from
         // every point of every way the view answers for, by more than the casts' own slack
         // (and their rounding, which grows with the coordinates).
         let scale = origin.abs().max_element() + length + radius;
-        let beyond = length + radius + HIT_DISTANCE + 2.0 * BALL_SLACK + scale * 1e-5;
+        let beyond = length + radius + HIT_DISTANCE + 2.0 * HULL_SLACK + scale * 1e-5;
         view.listed = self.list_near(origin, beyond, &mut view.ids);
         view
     }
 
     /// Lists in `ids`, in the order [`for_each_near`](Self::for_each_near) visits them, the
-    /// shapes near `origin` whose balls are within `beyond` of it; how many, or `None` when
+    /// shapes near `origin` whose hulls are within `beyond` of it; how many, or `None` when
     /// more than `ids` holds are.
     pub(super) fn list_near(&self, origin: Vec3, beyond: f32, ids: &mut [u32]) -> Option<usize> {
         let (mut count, mut overflow) = (0, false);
         self.for_each_near(origin, |id| {
-            let ball = self.balls[id];
-            if overflow || origin.distance(ball.truncate()) - ball.w > beyond {
+            if overflow || self.hulls[id].is_beyond(origin, beyond) {
                 return;
             }
             if count == ids.len() {

@@ -6,7 +6,7 @@
 
 use glam::Vec3;
 
-use super::set::{BALL_SLACK, ObstacleSet};
+use super::set::{HULL_SLACK, ObstacleSet};
 use crate::executor::{ChunkExecutor, for_each_chunk_mut};
 
 /// How far a point stood from every shape of a set: no shape is nearer `at` than `gap`.
@@ -32,7 +32,7 @@ impl Clearance {
     /// with the coordinates). Never for a NaN.
     #[inline]
     pub(crate) fn vouches(&self, p: Vec3, bound: f32) -> bool {
-        let rounding = 2.0 * BALL_SLACK + (p.abs().max_element() + self.gap) * 1e-5;
+        let rounding = 2.0 * HULL_SLACK + (p.abs().max_element() + self.gap) * 1e-5;
         let room = self.gap - bound - rounding;
         room > 0.0 && p.distance_squared(self.at) < room * room
     }

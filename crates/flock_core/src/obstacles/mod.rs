@@ -13,6 +13,7 @@ mod around;
 mod bins;
 mod clearance;
 mod fan;
+mod hull;
 mod layered;
 mod query;
 pub(crate) mod set;

@@ -3,9 +3,10 @@
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use glam::{Vec3, Vec4};
+use glam::Vec3;
 
 use super::bins::Bins;
+use super::hull::Hull;
 use super::query::{CastHit, LEAVING_CONTACT, ObstacleQuery};
 use super::shape::Shape;
 
@@ -30,10 +31,9 @@ pub(super) enum March {
 #[derive(Clone, Debug, Default)]
 pub struct ObstacleSet {
     pub(super) shapes: Vec<Shape>,
-    /// By shape: a ball holding it (`w` its radius, infinite for a half-space), whose distance
-    /// bounds the shape's from below, so that [`nearest`](Self::nearest) skips shapes it
-    /// cannot beat.
-    pub(super) balls: Vec<Vec4>,
+    /// By shape: a capsule holding it, whose distance bounds the shape's from below, so that
+    /// queries skip shapes they cannot touch or beat.
+    pub(super) hulls: Vec<Hull>,
     /// Shapes without bounds (half-spaces), checked by everyone.
     unbounded: Vec<u32>,
     /// The bounded shapes binned: every one within the reach of a point is found from its
@@ -57,9 +57,9 @@ static GENERATIONS: AtomicU64 = AtomicU64::new(0);
 /// reach (less its radius), of a ball grown by [`HIT_DISTANCE`], still reads one cell.
 pub(super) const BIN_SLACK: f32 = 2.0 * HIT_DISTANCE;
 
-/// How much farther than the nearest shape so far a shape's ball must be for the shape to be
+/// How much farther than the nearest shape so far a shape's hull must be for the shape to be
 /// skipped: far more than the rounding of a distance, so that skipping never changes the answer.
-pub(super) const BALL_SLACK: f32 = 1e-3;
+pub(super) const HULL_SLACK: f32 = 1e-3;
 
 /// A cast longer than the reach whose way spans more cells than this tests every shape.
 const MAX_CELLS_PER_CAST: i64 = 512;
@@ -117,7 +117,7 @@ impl ObstacleSet {
     /// Bins the shapes of `self.input` in columns or cubes; returns how many were invalid.
     fn bin_input(&mut self, reach: f32, columns: bool) -> usize {
         self.shapes.clear();
-        self.balls.clear();
+        self.hulls.clear();
         self.unbounded.clear();
         let reach = if reach.is_finite() && reach > 0.0 {
             reach
@@ -136,7 +136,7 @@ impl ObstacleSet {
                 self.unbounded.push(self.shapes.len() as u32);
             }
             self.shapes.push(shape);
-            self.balls.push(shape.ball());
+            self.hulls.push(Hull::of(&shape));
         }
         self.bins.fill(&self.shapes, (reach, BIN_SLACK), columns);
         skipped
@@ -203,8 +203,8 @@ impl ObstacleSet {
     }
 
     /// Signed distance from `p` to the nearest shape near it, and that shape (the first of
-    /// equals, in the order of [`for_each_near`](Self::for_each_near)). A shape whose ball is
-    /// farther than the nearest so far (by more than [`BALL_SLACK`], for rounding) cannot be
+    /// equals, in the order of [`for_each_near`](Self::for_each_near)). A shape whose hull is
+    /// farther than the nearest so far (by more than [`HULL_SLACK`], for rounding) cannot be
     /// nearer, and is not measured: among a terrain's walls, most are not.
     pub(super) fn nearest(&self, p: Vec3) -> Option<(f32, Shape)> {
         self.nearest_among(p, None)
@@ -215,9 +215,8 @@ impl ObstacleSet {
     pub(super) fn nearest_among(&self, p: Vec3, listed: Option<&[u32]>) -> Option<(f32, Shape)> {
         let mut best: Option<(f32, Shape)> = None;
         self.visit(p, listed, |id| {
-            let ball = self.balls[id];
             if let Some((b, _)) = best
-                && p.distance(ball.truncate()) - ball.w > b + BALL_SLACK
+                && self.hulls[id].is_beyond(p, b + HULL_SLACK)
             {
                 return;
             }
@@ -232,8 +231,8 @@ impl ObstacleSet {
 
     /// The first shape a ball of `radius` moving from `origin` along unit `dir` touches within
     /// `length`, and how far it went (0 if it starts touching), the first of equals in the
-    /// order shapes are visited. A shape whose bounding ball lies farther from the way than
-    /// `radius` (by more than [`BALL_SLACK`]) cannot be touched and is not measured. A way
+    /// order shapes are visited. A shape whose hull lies farther from the way than `radius` (by
+    /// more than [`HULL_SLACK`]) cannot be touched and is not measured. A way
     /// and ball within the reach of `origin` (every cast of the crowd's avoidance) read one
     /// cell; a longer one reads every cell round the way, or every shape once those would
     /// outnumber [`MAX_CELLS_PER_CAST`]. With `listed`, only those shapes are visited, in
@@ -249,10 +248,7 @@ impl ObstacleSet {
         let mut best: Option<(f32, usize)> = None;
         let mut touch = |id: usize| {
             let limit = best.map_or(length, |(t, _)| t);
-            let ball = self.balls[id];
-            let centre = ball.truncate();
-            let foot = origin + dir * (centre - origin).dot(dir).clamp(0.0, limit);
-            if foot.distance(centre) - ball.w > radius + BALL_SLACK {
+            if self.hulls[id].is_off_way(origin, dir, limit, radius + HULL_SLACK) {
                 return;
             }
             if let Some(t) = self.shapes[id].cast(origin, dir, limit, radius)

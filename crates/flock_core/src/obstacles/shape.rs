@@ -1,6 +1,6 @@
 //! The built-in obstacle shapes and their signed distance fields.
 
-use glam::{Quat, Vec3, Vec3Swizzles, Vec4};
+use glam::{Quat, Vec3, Vec3Swizzles};
 
 use crate::maths::rotated;
 
@@ -205,23 +205,6 @@ impl Shape {
             Shape::Capsule { a, b, radius: r } => ray_capsule(origin, dir, a, b, r + radius),
         }?;
         (t <= length).then_some(t.max(0.0))
-    }
-
-    /// A ball that holds the shape: centre and radius (infinite for a half-space). Outside
-    /// it, the distance to the ball's surface never exceeds the distance to the shape.
-    pub(crate) fn ball(&self) -> Vec4 {
-        match *self {
-            Shape::Sphere { centre, radius } => centre.extend(radius),
-            Shape::Box {
-                centre,
-                half_extents,
-                ..
-            } => centre.extend(half_extents.length()),
-            Shape::HalfSpace { point, .. } => point.extend(f32::INFINITY),
-            Shape::Capsule { a, b, radius } => {
-                ((a + b) * 0.5).extend((b - a).length() * 0.5 + radius)
-            }
-        }
     }
 
     /// The shape's axis-aligned bounds grown by `margin`, or `None` when unbounded.

@@ -6,7 +6,7 @@
 use glam::Vec3;
 
 use super::clearance::Clearance;
-use super::set::{BALL_SLACK, March, ObstacleSet, march};
+use super::set::{HULL_SLACK, March, ObstacleSet, march};
 use super::shape::Shape;
 
 /// Agents are kept this far outside every shape.
@@ -20,15 +20,14 @@ const MAX_NEARBY: usize = 32;
 impl ObstacleSet {
     /// Whether every shape near `p` is farther from it than `bound` (when none is near, whether
     /// the reach is): whether [`nearest`](Self::nearest)'s distance (or the reach) exceeds
-    /// `bound`, measuring only the shapes whose balls are within `bound` (by
-    /// [`BALL_SLACK`]), most often none. A NaN is never clear.
+    /// `bound`, measuring only the shapes whose hulls are within `bound` (by
+    /// [`HULL_SLACK`]), most often none. A NaN is never clear.
     pub(crate) fn is_clear_round(&self, p: Vec3, bound: f32) -> bool {
         let (mut near, mut clear) = (false, true);
         self.for_each_near(p, |id| {
             near = true;
-            let ball = self.balls[id];
             // False for a NaN: such a shape is measured, and is not clear.
-            let beyond = p.distance(ball.truncate()) - ball.w > bound + BALL_SLACK;
+            let beyond = self.hulls[id].is_beyond(p, bound + HULL_SLACK);
             if clear && !beyond {
                 clear = self.shapes[id].distance(p) > bound;
             }
@@ -118,7 +117,7 @@ struct Nearby<'a> {
 }
 
 impl<'a> Nearby<'a> {
-    /// The shapes near `origin` whose balls are within `cover` of it (and the rounding of
+    /// The shapes near `origin` whose hulls are within `cover` of it (and the rounding of
     /// that); `cover` is held to the set's reach, within which the set finds every shape.
     fn gather(set: &'a ObstacleSet, origin: Vec3, cover: f32) -> Self {
         let cover = cover.min(set.reach());
@@ -133,8 +132,8 @@ impl<'a> Nearby<'a> {
             return nearby;
         }
         // A shape left out lies farther than `cover` from `origin`, beyond the rounding of a
-        // distance to its ball (which grows with the coordinates).
-        let beyond = cover + 2.0 * BALL_SLACK + (origin.abs().max_element() + cover) * 1e-5;
+        // distance to its hull (which grows with the coordinates).
+        let beyond = cover + 2.0 * HULL_SLACK + (origin.abs().max_element() + cover) * 1e-5;
         nearby.listed = set.list_near(origin, beyond, &mut nearby.ids);
         nearby
     }
