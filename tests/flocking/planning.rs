@@ -381,3 +381,46 @@ fn a_terrain_put_in_place_of_another_re_plans_every_path() {
     let terrain = app.world().resource::<Terrain>();
     clear_path_length(terrain, from, &path.waypoints);
 }
+
+/// Following keeps the waypoints it heads for beside the path; a path that game code rewrites
+/// is still followed as written, from the next tick on.
+#[test]
+fn a_path_rewritten_by_game_code_is_followed_as_written() {
+    let mut app = create_squads_test_app(FlockingPlugins::default().planar());
+    tune_default_flock(
+        &mut app,
+        FlockTuning {
+            weights: no_weights(),
+            ..default()
+        },
+    );
+    let goal = Vec3::new(20.0, 0.0, 0.0);
+    let unit = send(&mut app, Vec3::ZERO, goal);
+    run_ticks(&mut app, 2);
+    assert_eq!(app.world().get::<Target>(unit), Some(&Target::Point(goal)));
+    // On open ground every waypoint is in sight: the unit heads for the last.
+    let elsewhere = Vec3::new(0.0, 15.0, 0.0);
+    {
+        let mut path = app.world_mut().get_mut::<PlannedPath>(unit).unwrap();
+        path.waypoints = vec![Vec3::new(5.0, 5.0, 0.0), elsewhere];
+        path.next = 0;
+    }
+    run_ticks(&mut app, 1);
+    assert_eq!(
+        app.world().get::<Target>(unit),
+        Some(&Target::Point(elsewhere))
+    );
+    assert_eq!(path_of(&app, unit).next, 1);
+    // A path cut back to one waypoint.
+    app.world_mut()
+        .get_mut::<PlannedPath>(unit)
+        .unwrap()
+        .waypoints
+        .truncate(1);
+    app.world_mut().get_mut::<PlannedPath>(unit).unwrap().next = 0;
+    run_ticks(&mut app, 1);
+    assert_eq!(
+        app.world().get::<Target>(unit),
+        Some(&Target::Point(Vec3::new(5.0, 5.0, 0.0)))
+    );
+}

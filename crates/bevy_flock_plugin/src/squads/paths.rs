@@ -13,7 +13,7 @@ use super::ground::{Ground, GroundChange};
 use super::progress::SquadProgress;
 use crate::agent_order::{for_each_by_id, sort_ids_first};
 use crate::components::{Agent, AgentId, Flock, InFlock, Target};
-use crate::destination::{Destination, PathNotFound, PathStatus, Planned, PlannedPath};
+use crate::destination::{Destination, PathNotFound, PathStatus, Planned, PlannedPath, WayAhead};
 use crate::diagnostics::Reporter;
 
 impl Ground<'_> {
@@ -22,29 +22,30 @@ impl Ground<'_> {
     /// is of a line no longer than the unit looks ahead (see [`Ground::look_ahead`]): a corner
     /// is cut only toward a waypoint that near, so that following a long path costs no more a
     /// tick than following a short one. Asks nothing of the planner: units move on in
-    /// parallel.
-    fn move_on(&self, position: Vec3, path: &mut PlannedPath) {
+    /// parallel. Reads the path's waypoints past the two of `ahead` only as it moves on.
+    fn move_on(&self, position: Vec3, path: &mut Mut<PlannedPath>, ahead: &mut WayAhead) {
         let reach = self.look_ahead();
-        let ahead = |to: Vec3| position + (to - position).clamp_length_max(reach);
-        let last = path.waypoints.len().saturating_sub(1);
-        while path.next < last {
-            let (waypoint, after) = (path.waypoints[path.next], path.waypoints[path.next + 1]);
+        let toward = |to: Vec3| position + (to - position).clamp_length_max(reach);
+        while let (Some(waypoint), Some(after)) = (ahead.waypoint, ahead.after) {
             // Toward a far waypoint, only from the one before, whose leg to it is clear.
             let near = position.distance(after) <= reach
                 || position.distance(waypoint) <= self.half_tile() * 2.0;
-            if !(near && self.is_clear_line(position, ahead(after))) {
+            if !(near && self.is_clear_line(position, toward(after))) {
                 break;
             }
-            path.next += 1;
+            *ahead = WayAhead::of(path, ahead.next + 1);
+        }
+        if path.next != ahead.next {
+            path.next = ahead.next;
         }
     }
 
-    /// Whether a unit at `position` sees the next waypoint of `path` (or the look-ahead's
-    /// share of the line to it), or has none left.
-    fn sees_way(&self, position: Vec3, path: &PlannedPath) -> bool {
-        path.waypoints.get(path.next).is_none_or(|&waypoint| {
-            let ahead = position + (waypoint - position).clamp_length_max(self.look_ahead());
-            self.sees(position, ahead)
+    /// Whether a unit at `position` sees the waypoint `ahead` (or the look-ahead's share of
+    /// the line to it), or has none left.
+    fn sees_way(&self, position: Vec3, ahead: &WayAhead) -> bool {
+        ahead.waypoint.is_none_or(|waypoint| {
+            let toward = position + (waypoint - position).clamp_length_max(self.look_ahead());
+            self.sees(position, toward)
         })
     }
 
@@ -53,17 +54,25 @@ impl Ground<'_> {
     /// waypoint still ahead within its look-ahead (the one it lost if none is) and keeps the
     /// rest, which still stands. A short search, where one to the destination searches the
     /// whole way again; and the later the waypoint, the shorter the way (the rest is the
-    /// shortest from it). A unit waiting for a new path keeps waiting for it.
-    fn steer_along(&mut self, who: Entity, position: Vec3, path: &mut PlannedPath) {
-        self.move_on(position, path);
-        if path.status != PathStatus::Found || self.sees_way(position, path) {
+    /// shortest from it). A unit waiting for a new path keeps waiting for it. Leaves `ahead`
+    /// as the path now has it.
+    fn steer_along(
+        &mut self,
+        who: Entity,
+        position: Vec3,
+        path: &mut Mut<PlannedPath>,
+        ahead: &mut WayAhead,
+    ) {
+        *ahead = WayAhead::of(path, path.next);
+        self.move_on(position, path, ahead);
+        if path.status != PathStatus::Found || self.sees_way(position, ahead) {
             return;
         }
         let reach = self.look_ahead();
-        let ahead = path.next..path.waypoints.len();
-        let Some(rejoin) = (ahead.clone().rev())
+        let remaining = path.next..path.waypoints.len();
+        let Some(rejoin) = (remaining.clone().rev())
             .find(|&k| path.waypoints[k].distance(position) <= reach)
-            .or_else(|| ahead.clone().next())
+            .or_else(|| remaining.clone().next())
         else {
             return;
         };
@@ -71,6 +80,7 @@ impl Ground<'_> {
             waypoints.extend_from_slice(&path.waypoints[rejoin + 1..]);
             path.waypoints = waypoints;
             path.next = 0;
+            *ahead = WayAhead::of(path, 0);
         }
     }
 }
@@ -81,6 +91,7 @@ type Following = (
     &'static Transform,
     Ref<'static, Destination>,
     &'static mut PlannedPath,
+    &'static mut WayAhead,
     &'static mut Target,
     Option<&'static Combatant>,
     Option<&'static InFlock>,
@@ -117,7 +128,8 @@ pub(super) fn follow_paths(
         return;
     }
     let follow = |agent: QueryItem<Following>| {
-        let (entity, transform, destination, mut path, mut target, unit, flock, _) = agent;
+        let (entity, transform, destination, mut path, mut ahead, mut target, unit, flock, _) =
+            agent;
         if !for_the_planner.contains(&entity) {
             return;
         }
@@ -144,12 +156,12 @@ pub(super) fn follow_paths(
         }
         // A unit that moved on alone and lost sight of its way moves on no further here (the
         // checks answer as before), and plans.
-        ground.steer_along(entity, position, &mut path);
-        target.set_if_neq(wanted_target(&ground, &fighters, position, unit, &path));
+        ground.steer_along(entity, position, &mut path, &mut ahead);
+        target.set_if_neq(wanted_target(&ground, &fighters, position, unit, &ahead));
     };
     for_each_by_id(
         &mut agents,
-        |agent| (agent.0, agent.7.map(|id| id.0)),
+        |agent| (agent.0, agent.8.map(|id| id.0)),
         follow,
     );
 }
@@ -167,16 +179,23 @@ fn move_on_alone(
 ) -> EntityHashSet {
     let for_the_planner = Mutex::new(EntityHashSet::default());
     agents.par_iter_mut().for_each(|agent| {
-        let (entity, transform, destination, mut path, mut target, unit, ..) = agent;
+        let (entity, transform, destination, mut path, mut ahead, mut target, unit, ..) = agent;
+        // Only following reads the way ahead: no one watches it change.
+        let ahead = ahead.bypass_change_detection();
         let position = transform.translation;
         let stands = path.destination == Some(destination.0)
             && !changes.of(&destination)
             && path.status == PathStatus::Found
             && !is_stale(ground, change, position, &path);
         if stands {
-            ground.move_on(position, &mut path);
-            if ground.sees_way(position, &path) {
-                target.set_if_neq(wanted_target(ground, fighters, position, unit, &path));
+            // Following keeps the way ahead as it changes the path; anything else that
+            // changed the path since following last ran leaves it to be taken again.
+            if path.is_changed() {
+                *ahead = WayAhead::of(&path, path.next);
+            }
+            ground.move_on(position, &mut path, ahead);
+            if ground.sees_way(position, ahead) {
+                target.set_if_neq(wanted_target(ground, fighters, position, unit, ahead));
                 return;
             }
         }
@@ -191,20 +210,20 @@ fn move_on_alone(
 }
 
 /// Where a unit at `position` heads: the nearest enemy in its sight (for a combatant), else
-/// the next waypoint of its `path`, else nowhere.
+/// the waypoint `ahead` on its path, else nowhere.
 fn wanted_target(
     ground: &Ground,
     fighters: &[(Entity, Combatant, Vec3)],
     position: Vec3,
     unit: Option<&Combatant>,
-    path: &PlannedPath,
+    ahead: &WayAhead,
 ) -> Target {
     let in_sight = unit
         .filter(|u| u.is_valid() && u.sight > 0.0)
         .and_then(|u| nearest_enemy_in_sight(u, position, fighters, ground));
-    match (in_sight, path.waypoints.get(path.next)) {
+    match (in_sight, ahead.waypoint) {
         (Some(enemy), _) => Target::Entity(enemy),
-        (None, Some(&waypoint)) => Target::Point(waypoint),
+        (None, Some(waypoint)) => Target::Point(waypoint),
         (None, None) => Target::None,
     }
 }
