@@ -159,16 +159,18 @@ impl Avoider<'_> {
         let look_ahead = self.look_ahead(&agent);
         let (p, heading, r) = (agent.position, agent.heading, a.cast_radius);
         // Every cast below is from where the agent stands, no farther and no wider: an agent
-        // that casts more than once (one holding a direction checks it and the way it wants to
-        // go; one blocked ahead casts a fan of up to twenty) gathers the shapes they may touch
-        // first, and reads those few instead of every shape binned near it.
-        let mut near = None;
+        // that casts more than once (one holding a direction and making way along it checks it
+        // and the way it wants to go; one blocked ahead casts a fan of up to twenty) gathers
+        // the shapes they may touch first, and reads those few instead of every shape binned
+        // near it.
+        let hold = (self.extras.hold(agent.index)).filter(|_| a.hold_seconds > 0.0);
+        let mut near = hold
+            .filter(|hold| self.is_making_way(&agent, agent.velocity.dot(hold.direction)))
+            .map(|_| obstacles.around(p, look_ahead, r));
         // A held direction is kept while it stays clear.
-        let held = self.extras.hold(agent.index).filter(|hold| {
-            a.hold_seconds > 0.0
-                && near
-                    .get_or_insert_with(|| obstacles.around(p, look_ahead, r))
-                    .is_clear(p, hold.direction, look_ahead, r)
+        let held = hold.filter(|hold| match &near {
+            Some(near) => near.is_clear(p, hold.direction, look_ahead, r),
+            None => obstacles.is_clear(p, hold.direction, look_ahead, r),
         });
         let (dir, holdable) = match held {
             Some(hold) => (hold.direction, true),
@@ -195,11 +197,12 @@ impl Avoider<'_> {
                 }
             }
         };
-        if a.hold_seconds > 0.0
-            && holdable
-            && let Some(near) = &near
-        {
-            out.hold = Some(self.hold(&agent, result.force, dir, (held, a), look_ahead, near));
+        if a.hold_seconds > 0.0 && holdable {
+            let view: &dyn ObstacleQuery = match &near {
+                Some(near) => near,
+                None => obstacles,
+            };
+            out.hold = Some(self.hold(&agent, result.force, dir, (held, a), look_ahead, view));
         }
         let limits = agent.limits;
         let desired = self.space.flat(dir) * self.turning_speed(&agent);
@@ -261,6 +264,8 @@ impl Avoider<'_> {
     /// An agent that the crowd keeps from going the held way (at under [`MAKING_WAY`] of its
     /// max speed) lets the hold run out, and looks for a way again: else it would stand
     /// pressed against a wall for good, wanting to go along it, away from the door beside it.
+    /// Casts (whether the wanted way is blocked) only where the answer matters: for a hold
+    /// kept and made way along.
     fn hold(
         &self,
         agent: &SlotAgent,
@@ -270,17 +275,19 @@ impl Avoider<'_> {
         look_ahead: f32,
         obstacles: &dyn ObstacleQuery,
     ) -> AvoidanceHold {
-        let wanted = agent
-            .target
-            .and_then(|t| unit(self.space.flat(t - agent.position)))
-            .or_else(|| unit(self.space.flat(agent.velocity + force)));
-        let blocked = wanted
-            .is_some_and(|w| !obstacles.is_clear(agent.position, w, look_ahead, a.cast_radius));
+        let blocked = || {
+            let wanted = agent
+                .target
+                .and_then(|t| unit(self.space.flat(t - agent.position)))
+                .or_else(|| unit(self.space.flat(agent.velocity + force)));
+            wanted
+                .is_some_and(|w| !obstacles.is_clear(agent.position, w, look_ahead, a.cast_radius))
+        };
         let making_way = self.is_making_way(agent, agent.velocity.dot(dir));
         AvoidanceHold {
             direction: dir,
             seconds_left: match held {
-                Some(hold) if !blocked || !making_way => hold.seconds_left,
+                Some(hold) if !making_way || !blocked() => hold.seconds_left,
                 _ => a.hold_seconds,
             },
         }
