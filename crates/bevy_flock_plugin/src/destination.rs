@@ -3,6 +3,8 @@
 
 use bevy::prelude::*;
 
+use crate::way_checks::WayChecks;
+
 /// Sends an agent to a point (the hybrid pathfinding of RTS squads): the plugin plans a path
 /// (a [`PlannedPath`]) across the `Terrain` by A* when there is one (the `pathfinding` feature
 /// and `TerrainPlugin`, whose `PathPlanner` spreads long searches over ticks), plans it again
@@ -55,6 +57,8 @@ pub(crate) struct WayAhead {
     pub(crate) waypoint: Option<Vec3>,
     /// The waypoint after it, if any.
     pub(crate) after: Option<Vec3>,
+    /// What following measured of the lines to them, for the next tick.
+    pub(crate) checks: WayChecks,
 }
 
 impl WayAhead {
@@ -64,6 +68,7 @@ impl WayAhead {
             next,
             waypoint: path.waypoints.get(next).copied(),
             after: path.waypoints.get(next + 1).copied(),
+            checks: WayChecks::default(),
         }
     }
 }

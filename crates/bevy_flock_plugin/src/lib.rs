@@ -36,6 +36,9 @@ mod step;
 mod terrain;
 #[cfg(test)]
 mod testing;
+// Only a navmesh keeps what following measured (the `navmesh` feature).
+#[cfg_attr(not(feature = "navmesh"), allow(dead_code))]
+mod way_checks;
 
 pub use backend::{BuiltInObstacles, ObstacleBackend, ObstacleBackendAppExt};
 pub use components::{

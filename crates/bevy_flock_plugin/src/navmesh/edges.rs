@@ -6,6 +6,8 @@ use bevy::prelude::*;
 
 use crate::terrain::clip_to_box;
 
+mod room;
+
 /// About how many edges a cell of the grid holds, on average over the mesh's bounds.
 const EDGES_PER_CELL: f32 = 4.0;
 /// The most cells along either side of the grid.
@@ -215,14 +217,23 @@ impl Outline {
     /// through a corner, which a moving agent's line does with no chance to speak of. Open
     /// edges (along a join to another floor) are never crossed.
     pub(super) fn crosses(&self, a: Vec2, b: Vec2, margin: bool) -> bool {
-        if !(a.is_finite() && b.is_finite()) {
-            return true;
-        }
-        self.cells_along(a, b).any(|cell| {
-            self.edges_in(cell).any(|e| {
-                let edge = &self.edges[e];
-                !edge.open && (margin || edge.bound == Bound::Wall) && edge.is_crossed_by(a, b)
-            })
+        !(a.is_finite() && b.is_finite()) || self.crossing(a, b, margin).is_some()
+    }
+
+    /// The first edge (by cell along the way) that the segment from `a` to `b`, both finite,
+    /// crosses (see [`crosses`](Self::crosses)), if any.
+    pub(super) fn crossing(&self, a: Vec2, b: Vec2, margin: bool) -> Option<usize> {
+        self.cells_along(a, b).find_map(|cell| {
+            self.edges_in(cell)
+                .find(|&e| self.is_crossed(e, a, b, margin))
+        })
+    }
+
+    /// Whether the segment from `a` to `b` crosses edge `edge` (see [`crosses`](Self::crosses)):
+    /// never for an edge the outline lacks.
+    pub(super) fn is_crossed(&self, edge: usize, a: Vec2, b: Vec2, margin: bool) -> bool {
+        self.edges.get(edge).is_some_and(|edge| {
+            !edge.open && (margin || edge.bound == Bound::Wall) && edge.is_crossed_by(a, b)
         })
     }
 

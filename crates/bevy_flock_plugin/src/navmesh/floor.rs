@@ -159,6 +159,11 @@ impl Floor {
         self.outline.crosses(a, b, margin)
     }
 
+    /// The floor's walls and margin, as an [`Outline`].
+    pub(super) fn outline(&self) -> &Outline {
+        &self.outline
+    }
+
     /// The ground's height at `point`: 0 where the floor is flat.
     pub(super) fn height_at(&self, point: Vec2) -> f32 {
         self.height.as_ref().map_or(0.0, |h| h(point))

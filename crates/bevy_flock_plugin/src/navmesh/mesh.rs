@@ -345,3 +345,4 @@ impl NavMesh {
 
 #[cfg(test)]
 mod tests;
+mod way;

@@ -13,6 +13,7 @@ use crate::destination::Planned;
 use crate::navmesh::{NavMesh, NavMeshPlanner};
 #[cfg(feature = "pathfinding")]
 use crate::terrain::{PathPlanner, Terrain};
+use crate::way_checks::WayChecks;
 
 /// What changed on the ground since a system last looked.
 #[derive(Clone, Debug, PartialEq)]
@@ -180,6 +181,16 @@ trait Walkable {
     fn is_clear_line(&self, a: Vec3, b: Vec3) -> bool;
     /// Whether the segment from `a` to `b` crosses only walkable ground: a line of sight.
     fn sees(&self, a: Vec3, b: Vec3) -> bool;
+    /// [`is_clear_line`](Self::is_clear_line), helped by and noting in `checks` what was
+    /// measured of the line before.
+    fn is_clear_line_noting(&self, a: Vec3, b: Vec3, _checks: &mut WayChecks) -> bool {
+        self.is_clear_line(a, b)
+    }
+    /// Whether a unit at `at` sees `waypoint`, or the look-ahead's share of the line to it,
+    /// helped by and noting in `checks` what was measured of it before.
+    fn sees_waypoint(&self, at: Vec3, waypoint: Vec3, _checks: &mut WayChecks) -> bool {
+        self.sees(at, at + (waypoint - at).clamp_length_max(self.look_ahead()))
+    }
     /// The centres of the unwalkable tiles (none but on a terrain).
     fn wall_centres(&self) -> Vec<Vec3>;
     /// How far along its path a unit checks its way is clear.
@@ -260,6 +271,14 @@ impl Walkable for NavMesh {
         NavMesh::sees(self, a, b)
     }
 
+    fn is_clear_line_noting(&self, a: Vec3, b: Vec3, checks: &mut WayChecks) -> bool {
+        NavMesh::is_clear_line_noting(self, a, b, &mut checks.across_next_leg)
+    }
+
+    fn sees_waypoint(&self, at: Vec3, waypoint: Vec3, checks: &mut WayChecks) -> bool {
+        NavMesh::sees_waypoint(self, at, waypoint, &mut checks.sight)
+    }
+
     fn wall_centres(&self) -> Vec<Vec3> {
         Vec::new()
     }
@@ -302,6 +321,18 @@ impl Ground<'_> {
     /// Whether the segment from `a` to `b` crosses only walkable ground: a line of sight.
     pub(crate) fn sees(&self, a: Vec3, b: Vec3) -> bool {
         self.walkable().sees(a, b)
+    }
+
+    /// [`is_clear_line`](Self::is_clear_line), helped by and noting in `checks` what was
+    /// measured of the line before (on a navmesh).
+    pub(crate) fn is_clear_line_noting(&self, a: Vec3, b: Vec3, checks: &mut WayChecks) -> bool {
+        self.walkable().is_clear_line_noting(a, b, checks)
+    }
+
+    /// Whether a unit at `at` sees `waypoint`, or the look-ahead's share of the line to it,
+    /// helped by and noting in `checks` what was measured of it before (on a navmesh).
+    pub(crate) fn sees_waypoint(&self, at: Vec3, waypoint: Vec3, checks: &mut WayChecks) -> bool {
+        self.walkable().sees_waypoint(at, waypoint, checks)
     }
 
     /// The centres of the unwalkable tiles (none on a navmesh or open ground).

@@ -30,7 +30,7 @@ impl Ground<'_> {
             // Toward a far waypoint, only from the one before, whose leg to it is clear.
             let near = position.distance(after) <= reach
                 || position.distance(waypoint) <= self.half_tile() * 2.0;
-            if !(near && self.is_clear_line(position, toward(after))) {
+            if !(near && self.is_clear_line_noting(position, toward(after), &mut ahead.checks)) {
                 break;
             }
             *ahead = WayAhead::of(path, ahead.next + 1);
@@ -41,12 +41,11 @@ impl Ground<'_> {
     }
 
     /// Whether a unit at `position` sees the waypoint `ahead` (or the look-ahead's share of
-    /// the line to it), or has none left.
-    fn sees_way(&self, position: Vec3, ahead: &WayAhead) -> bool {
-        ahead.waypoint.is_none_or(|waypoint| {
-            let toward = position + (waypoint - position).clamp_length_max(self.look_ahead());
-            self.sees(position, toward)
-        })
+    /// the line to it), or has none left; what was measured is kept in `ahead` for the next
+    /// tick.
+    fn sees_way(&self, position: Vec3, ahead: &mut WayAhead) -> bool {
+        let checks = &mut ahead.checks;
+        (ahead.waypoint).is_none_or(|waypoint| self.sees_waypoint(position, waypoint, checks))
     }
 
     /// [`move_on`](Self::move_on), then, if the unit has lost sight of its way (its
