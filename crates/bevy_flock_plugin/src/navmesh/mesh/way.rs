@@ -7,7 +7,8 @@ use super::NavMesh;
 use crate::way_checks::{ClearSight, WallRef};
 
 /// The room a line of sight is measured with, as a share of the mesh's clearance: less than
-/// the clearance, so that a line to a waypoint (which keeps the clearance) can have it.
+/// the clearance, so that a line to a waypoint (which keeps the clearance) can have it. At
+/// most a quarter of the look-ahead, however wide the clearance.
 const SIGHT_ROOM: f32 = 0.9;
 /// Less room than this is not worth measuring: the plain check is made instead.
 const LEAST_ROOM: f32 = 0.01;
@@ -41,12 +42,12 @@ impl NavMesh {
 
     /// Whether a unit at `at` sees `waypoint`, or the look-ahead's share of the line to it
     /// ([`sees`](Self::sees)), answered from `sight` where that was measured near enough on
-    /// this mesh and floor. Else measured again with room to spare (see [`ClearSight`]): a
-    /// line that no wall comes within the room of vouches for the lines to the same waypoint
-    /// from anywhere within the room of its start, each no nearer a wall than the room; and
-    /// its share of the look-ahead lies within that room of the line's share of the look-ahead
-    /// and the room. Where the room is lacking, the plain check answers until the unit has
-    /// moved the room away.
+    /// this mesh and floor. Else measured again with room to spare (see [`ClearSight`]): the
+    /// line from `at` toward the waypoint, the look-ahead and the room long, with no wall
+    /// within the room of it. From anywhere within the room of `at`, the look-ahead's share of
+    /// the line to the same waypoint lies within the room of that line, so it crosses no wall
+    /// either. Where the room is lacking, the plain check answers until the unit has moved the
+    /// room away.
     pub(crate) fn sees_waypoint(
         &self,
         at: Vec3,
@@ -55,7 +56,7 @@ impl NavMesh {
     ) -> bool {
         let reach = self.look_ahead();
         let plain = || self.sees(at, at + (waypoint - at).clamp_length_max(reach));
-        let room = (SIGHT_ROOM * self.clearance).min(reach * 0.25);
+        let room = (SIGHT_ROOM * self.clearance).min(0.25 * reach);
         if room < LEAST_ROOM {
             return plain();
         }
@@ -149,6 +150,7 @@ mod tests {
         assert!(measured.stands_for(at.truncate() + step, mesh.number(), 0));
         assert!(!measured.stands_for(at.truncate() + step * 5.0, mesh.number(), 0));
         assert!(!measured.stands_for(at.truncate(), rooms().number(), 0));
+        assert!(!measured.stands_for(at.truncate(), mesh.number(), 1));
         // Pressed against a block: no room, and the plain check answers.
         let mut sight = None;
         let by_block = Vec3::new(3.8, 6.0, 0.0);
