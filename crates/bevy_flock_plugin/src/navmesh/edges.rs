@@ -49,10 +49,16 @@ impl Edge {
 
     /// The point of the edge nearest `p`.
     pub(super) fn nearest_to(&self, p: Vec2) -> Vec2 {
-        let along = self.b - self.a;
-        let t = (p - self.a).dot(along) / along.length_squared().max(f32::MIN_POSITIVE);
-        self.a + along * t.clamp(0.0, 1.0)
+        nearest_on_segment(p, self.a, self.b)
     }
+}
+
+/// The point of the segment from `a` to `b` nearest `p` (`a` itself for a segment of no
+/// length).
+pub(super) fn nearest_on_segment(p: Vec2, a: Vec2, b: Vec2) -> Vec2 {
+    let along = b - a;
+    let t = (p - a).dot(along) / along.length_squared().max(f32::MIN_POSITIVE);
+    a + along * t.clamp(0.0, 1.0)
 }
 
 /// The lowest and highest corners of the box round `points` (infinite, inside out, for none).

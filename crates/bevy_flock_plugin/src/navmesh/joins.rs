@@ -3,6 +3,7 @@
 
 use bevy::prelude::*;
 
+use super::edges::nearest_on_segment;
 use super::floor::Floor;
 
 /// How far to each side of a join's middle its two floors are looked for, in metres.
@@ -35,9 +36,7 @@ impl FloorJoin {
     /// The point of the stretch nearest `point`.
     fn nearest_to(&self, point: Vec2) -> Vec2 {
         let [a, b] = self.ends;
-        let along = b - a;
-        let t = (point - a).dot(along) / along.length_squared().max(f32::MIN_POSITIVE);
-        a + along * t.clamp(0.0, 1.0)
+        nearest_on_segment(point, a, b)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 
-use super::{Bound, Outline};
+use super::{Bound, Outline, nearest_on_segment};
 
 impl Outline {
     /// Whether every wall (an edge of kind [`Bound::Wall`] that is not open) lies farther than
@@ -36,11 +36,8 @@ fn distance_squared(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> f32 {
     if side(a, b, c) * side(a, b, d) <= 0.0 && side(c, d, a) * side(c, d, b) <= 0.0 {
         return 0.0;
     }
-    let to_segment = |p: Vec2, from: Vec2, to: Vec2| {
-        let along = to - from;
-        let t = (p - from).dot(along) / along.length_squared().max(f32::MIN_POSITIVE);
-        p.distance_squared(from + along * t.clamp(0.0, 1.0))
-    };
+    let to_segment =
+        |p: Vec2, from: Vec2, to: Vec2| p.distance_squared(nearest_on_segment(p, from, to));
     (to_segment(a, c, d).min(to_segment(b, c, d))).min(to_segment(c, a, b).min(to_segment(d, a, b)))
 }
 

@@ -55,12 +55,15 @@ impl NavMesh {
         sight: &mut Option<ClearSight>,
     ) -> bool {
         let reach = self.look_ahead();
-        let plain = || self.sees(at, at + (waypoint - at).clamp_length_max(reach));
+        // `sees`, on the floor already found.
+        let floor = self.floor_under(at);
+        let outline = self.floors[floor].outline();
+        let toward = at + (waypoint - at).clamp_length_max(reach);
+        let plain = || !outline.crosses(at.truncate(), toward.truncate(), false);
         let room = (SIGHT_ROOM * self.clearance).min(0.25 * reach);
         if room < LEAST_ROOM {
             return plain();
         }
-        let floor = self.floor_under(at);
         let (from, to) = (at.truncate(), waypoint.truncate());
         match sight.filter(|s| s.stands_for(from, self.number, floor as u32)) {
             Some(measured) if measured.vouches => return true,
@@ -68,9 +71,7 @@ impl NavMesh {
             None => {}
         }
         let end = from + (to - from).clamp_length_max(reach + room);
-        let vouches = self.floors[floor]
-            .outline()
-            .keeps_walls_beyond(from, end, room);
+        let vouches = outline.keeps_walls_beyond(from, end, room);
         *sight = Some(ClearSight {
             from,
             room,
