@@ -424,3 +424,26 @@ fn a_path_rewritten_by_game_code_is_followed_as_written() {
         Some(&Target::Point(Vec3::new(5.0, 5.0, 0.0)))
     );
 }
+
+/// Whether the kernel was told that `unit`'s target is in sight along a clear way.
+fn target_in_sight(app: &App, unit: Entity) -> bool {
+    let sim = app.world().resource::<FlockSimulation>();
+    let i = sim.index_of(unit).expect("an agent of the crowd");
+    sim.crowd().target_in_sight(i)
+}
+
+/// A unit following its path tells the kernel its waypoint is in sight (its avoidance then
+/// looks ahead along the path); once game code takes its target back, it no longer does.
+#[test]
+fn a_unit_following_its_path_has_its_waypoint_in_sight_until_the_game_steers_it() {
+    let mut app = create_squads_test_app(FlockingPlugins::default().planar());
+    let unit = send(&mut app, Vec3::ZERO, Vec3::new(20.0, 0.0, 0.0));
+    run_ticks(&mut app, 2);
+    assert!(target_in_sight(&app, unit), "following its path");
+    let elsewhere = Target::Point(Vec3::new(0.0, 15.0, 0.0));
+    app.world_mut().entity_mut(unit).remove::<Destination>();
+    app.world_mut().entity_mut(unit).insert(elsewhere);
+    run_ticks(&mut app, 1);
+    assert_eq!(app.world().get::<Target>(unit), Some(&elsewhere));
+    assert!(!target_in_sight(&app, unit), "steered by the game");
+}

@@ -121,11 +121,24 @@ fn a_crowd_on_a_navmesh_rolls_back_and_replays_the_same_ticks() {
 /// The units on the street and footbridge of [`town`].
 const WALKERS: u64 = 24;
 
+/// The last walkers, who start on the bridge's west ramp, 2 m up, and walk down to the street:
+/// moved to the street's floor as they cross the ramp's foot, they are back on it at the
+/// snapshots (walkers from the street take 500 ticks or more to cross the bridge and come
+/// down).
+const FROM_THE_RAMP: u64 = 2;
+
 /// The street and footbridge of [`town`], with the units in the street's west half sent, by
-/// turns, to its east half (over the bridge) and onto the deck.
+/// turns, to its east half (over the bridge) and onto the deck, and [`FROM_THE_RAMP`] down
+/// from the bridge to the street.
 fn bridge_scene() -> App {
     let (mut app, flock) = squads_on(town(0.3).expect("the bridge's floors"), 5);
-    for k in 0..WALKERS {
+    for k in WALKERS - FROM_THE_RAMP..WALKERS {
+        let from = Vec3::new(12.0, 4.5 + (k % 2) as f32, 2.0);
+        spawn_unit(&mut app, flock, k, from, Vec3::new(3.0, 14.0, 0.0));
+        let unit = find(&mut app, k);
+        app.world_mut().entity_mut(unit).insert(OnFloor(1));
+    }
+    for k in 0..WALKERS - FROM_THE_RAMP {
         let from = Vec3::new(1.0 + (k % 4) as f32 * 1.5, 1.0 + (k / 4) as f32 * 2.0, 0.0);
         let to = if k % 2 == 0 {
             Vec3::new(37.0, 1.0 + (k % 8) as f32, 0.0)

@@ -3,6 +3,7 @@
 
 use bevy::prelude::*;
 
+use crate::components::Target;
 use crate::way_checks::WayChecks;
 
 /// Sends an agent to a point (the hybrid pathfinding of RTS squads): the plugin plans a path
@@ -19,7 +20,12 @@ use crate::way_checks::WayChecks;
 /// to steer the agent yourself again. A [`Combatant`](crate::Combatant) that sees an enemy within its
 /// [`sight`](crate::Combatant::sight) leaves its path for the nearest such enemy, where its standoff
 /// holds it at its weapon's range (path finding hands over to flocking), and takes up its
-/// path again once none is in sight.
+/// path again once none is in sight. While it sees the waypoint it heads for, its obstacle
+/// avoidance looks ahead along the way there, which the path keeps clear of walls, rather than
+/// along its heading, jostled toward the walls in a crowd (see
+/// [`Crowd::set_target_in_sight`](flock_core::Crowd::set_target_in_sight); not for the
+/// members of a flock with a [`PotentialField`](crate::PotentialField), who steer down the
+/// field).
 ///
 /// On a [`Flock`](crate::Flock) entity it sends the whole flock as a squad: the squad plans one
 /// path, and each member gets its own place in a [`Formation`](crate::Formation) round the
@@ -59,6 +65,9 @@ pub(crate) struct WayAhead {
     pub(crate) after: Option<Vec3>,
     /// What following measured of the lines to them, for the next tick.
     pub(crate) checks: WayChecks,
+    /// Whether following saw the waypoint this tick, in a line the mesh or terrain keeps
+    /// clear, and made it the agent's target.
+    pub(crate) in_sight: bool,
 }
 
 impl WayAhead {
@@ -69,7 +78,16 @@ impl WayAhead {
             waypoint: path.waypoints.get(next).copied(),
             after: path.waypoints.get(next + 1).copied(),
             checks: WayChecks::default(),
+            in_sight: false,
         }
+    }
+
+    /// Whether `target` is the waypoint following saw in a clear line this tick: the kernel is
+    /// told so (see [`Crowd::set_target_in_sight`](flock_core::Crowd::set_target_in_sight)),
+    /// and the agent looks ahead along its path rather than its heading. A target set since
+    /// by anything else is not.
+    pub(crate) fn sees(&self, target: &Target) -> bool {
+        self.in_sight && self.waypoint.is_some_and(|w| *target == Target::Point(w))
     }
 }
 

@@ -9,6 +9,7 @@ use bevy::prelude::*;
 use flock_core::{AgentInput, Correction, NewAgent, ParamsId, Space, Value};
 
 use crate::agent_order::{AgentOrder, sort_ids_first};
+use crate::destination::{Destination, WayAhead};
 use crate::diagnostics::Reporter;
 use crate::executor::TaskPoolExecutor;
 use crate::simulation::{FlockEntry, FlockSimulation, kernel_position};
@@ -86,6 +87,10 @@ pub(crate) struct AgentData {
     velocity: &'static Velocity,
     state: &'static SteeringState,
     target: &'static Target,
+    /// Where following saw the way ahead, for an agent with a destination (a way ahead left
+    /// by a destination removed is not read).
+    way: Option<&'static WayAhead>,
+    destination: Option<&'static Destination>,
     flock: Option<&'static InFlock>,
     weights: Option<&'static FlockWeights>,
     limits: Option<&'static SteeringLimits>,
@@ -305,10 +310,15 @@ impl<'a, 'w, 's> TableCopy<'a, 'w, 's> {
             params,
             target,
         };
+        let target_in_sight = table.destination.is_some()
+            && table
+                .way
+                .is_some_and(|ways| ways[row].sees(&table.target[row]));
         input.is_finite().then(|| NewAgent {
             input,
             quarry_velocity,
             memory: state.memory(),
+            target_in_sight,
         })
     }
 }
@@ -351,6 +361,8 @@ fn settle(
         input,
         quarry_velocity,
         memory: agent.state.memory(),
+        target_in_sight: agent.destination.is_some()
+            && agent.way.is_some_and(|way| way.sees(agent.target)),
     }
 }
 

@@ -371,8 +371,23 @@ pub(crate) struct Agents {
     pub(crate) params: Vec<u32>,
     /// The point each seeks, pursuit lead included.
     pub(crate) targets: Vec<Option<Vec3>>,
+    /// Whether each one's target is in sight along a way kept clear (see
+    /// [`Crowd::set_target_in_sight`](crate::Crowd::set_target_in_sight)).
+    pub(crate) targets_in_sight: Vec<bool>,
     /// Forces added with [`Crowd::add_force`](crate::Crowd::add_force) this tick.
     pub(crate) added: Vec<Vec3>,
     /// Memory, leaders, flows and standoffs.
     pub(crate) extras: Extras,
+}
+
+impl Agents {
+    /// Room for `count` more agents in each column pushed to.
+    pub(crate) fn reserve(&mut self, count: usize) {
+        self.bodies.reserve(count);
+        self.flocks.reserve(count);
+        self.params.reserve(count);
+        self.targets.reserve(count);
+        self.targets_in_sight.reserve(count);
+        self.added.reserve(count);
+    }
 }

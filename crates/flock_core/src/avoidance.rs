@@ -115,6 +115,8 @@ pub(crate) struct AvoidanceInputs<'a> {
     pub(crate) params: &'a [Prepared],
     pub(crate) index: &'a NeighbourIndex,
     pub(crate) extras: &'a Extras,
+    /// By agent index, whether its target is in sight along a way kept clear.
+    pub(crate) targets_in_sight: &'a [bool],
     pub(crate) executor: &'a (dyn ChunkExecutor + Send + Sync),
 }
 
@@ -157,7 +159,7 @@ impl Avoider<'_> {
             ..*self.settings
         };
         let look_ahead = self.look_ahead(&agent);
-        let (p, heading, r) = (agent.position, agent.heading, a.cast_radius);
+        let (p, heading, r) = (agent.position, self.looking(&agent), a.cast_radius);
         // Every cast below is from where the agent stands, no farther and no wider: an agent
         // that casts more than once (one holding a direction and making way along it checks it
         // and the way it wants to go; one blocked ahead casts a fan of up to twenty) gathers
@@ -213,6 +215,17 @@ impl Avoider<'_> {
             result.force = force;
             out.avoiding = true;
         }
+    }
+
+    /// Where `agent` looks ahead: along the way to its target where that is in sight along a
+    /// way kept clear (see [`Crowd::set_target_in_sight`](crate::Crowd::set_target_in_sight)),
+    /// else along its heading.
+    #[inline]
+    fn looking(&self, agent: &SlotAgent) -> Vec3 {
+        let in_sight = self.targets_in_sight.get(agent.index) == Some(&true);
+        (agent.target.filter(|_| in_sight))
+            .and_then(|target| unit(self.space.flat(target - agent.position)))
+            .unwrap_or(agent.heading)
     }
 
     /// Whether `agent` moves at `speed` (along the way that matters) at [`MAKING_WAY`] of its

@@ -99,6 +99,7 @@ impl People {
                         input,
                         memory,
                         quarry_velocity,
+                        ..NewAgent::default()
                     },
                 );
             }

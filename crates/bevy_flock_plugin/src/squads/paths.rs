@@ -8,7 +8,7 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::changes::Changes;
-use super::combat::Combatant;
+use super::combat::{Combatant, PotentialField};
 use super::ground::{Ground, GroundChange};
 use super::progress::SquadProgress;
 use crate::agent_order::{for_each_by_id, sort_ids_first};
@@ -42,10 +42,14 @@ impl Ground<'_> {
 
     /// Whether a unit at `position` sees the waypoint `ahead` (or the look-ahead's share of
     /// the line to it), or has none left; what was measured is kept in `ahead` for the next
-    /// tick.
+    /// tick, and whether it saw one.
     fn sees_way(&self, position: Vec3, ahead: &mut WayAhead) -> bool {
         let checks = &mut ahead.checks;
-        (ahead.waypoint).is_none_or(|waypoint| self.sees_waypoint(position, waypoint, checks))
+        let seen = ahead
+            .waypoint
+            .map(|w| self.sees_waypoint(position, w, checks));
+        ahead.in_sight = seen == Some(true);
+        seen.unwrap_or(true)
     }
 
     /// [`move_on`](Self::move_on), then, if the unit has lost sight of its way (its
@@ -106,7 +110,7 @@ type Following = (
 pub(super) fn follow_paths(
     mut ground: Ground,
     mut agents: Query<Following, With<Agent>>,
-    squads: Query<(), (With<Flock>, With<Destination>)>,
+    flocks: Query<(Entity, Has<Destination>, Has<PotentialField>), With<Flock>>,
     combatants: Query<(Entity, &Combatant, &GlobalTransform, Option<&AgentId>)>,
     mut no_path: NoPathReports,
     mut progress: ResMut<SquadProgress>,
@@ -122,7 +126,17 @@ pub(super) fn follow_paths(
     let fighters: Vec<(Entity, Combatant, Vec3)> = (fighters.into_iter())
         .map(|(e, c, at, _)| (e, c, at))
         .collect();
-    let for_the_planner = move_on_alone(&ground, &mut agents, &change, &changes, &fighters);
+    // The flocks that steer down a potential field.
+    let fields: EntityHashSet = (flocks.iter())
+        .filter_map(|(flock, _, field)| field.then_some(flock))
+        .collect();
+    let for_the_planner = move_on_alone(
+        &ground,
+        &mut agents,
+        (&change, &changes),
+        &fighters,
+        &fields,
+    );
     if for_the_planner.is_empty() {
         return;
     }
@@ -137,7 +151,7 @@ pub(super) fn follow_paths(
         let new_goal = path.destination != Some(destination.0)
             || (changes.of(&destination) && !changes.of(&path));
         // A path written this tick (a squad's) was planned on the ground as it is.
-        let in_squad = flock.is_some_and(|f| squads.contains(f.0));
+        let in_squad = flock.is_some_and(|f| flocks.get(f.0).is_ok_and(|(_, squad, _)| squad));
         let stale = !changes.of(&path) && !in_squad && is_stale(&ground, &change, position, &path);
         let asked = match path.status {
             PathStatus::Planning => true,
@@ -156,7 +170,9 @@ pub(super) fn follow_paths(
         // A unit that moved on alone and lost sight of its way moves on no further here (the
         // checks answer as before), and plans.
         ground.steer_along(entity, position, &mut path, &mut ahead);
-        target.set_if_neq(wanted_target(&ground, &fighters, position, unit, &ahead));
+        let wanted = wanted_target(&ground, &fighters, position, unit, &ahead);
+        ahead.in_sight = ahead.sees(&wanted) && seeks_its_target(&fields, flock);
+        target.set_if_neq(wanted);
     };
     for_each_by_id(
         &mut agents,
@@ -172,13 +188,14 @@ pub(super) fn follow_paths(
 fn move_on_alone(
     ground: &Ground,
     agents: &mut Query<Following, With<Agent>>,
-    change: &GroundChange,
-    changes: &Changes,
+    (change, changes): (&GroundChange, &Changes),
     fighters: &[(Entity, Combatant, Vec3)],
+    fields: &EntityHashSet,
 ) -> EntityHashSet {
     let for_the_planner = Mutex::new(EntityHashSet::default());
     agents.par_iter_mut().for_each(|agent| {
-        let (entity, transform, destination, mut path, mut ahead, mut target, unit, ..) = agent;
+        let (entity, transform, destination, mut path, mut ahead, mut target, unit, flock, _) =
+            agent;
         // Only following reads the way ahead: no one watches it change.
         let ahead = ahead.bypass_change_detection();
         let position = transform.translation;
@@ -194,7 +211,9 @@ fn move_on_alone(
             }
             ground.move_on(position, &mut path, ahead);
             if ground.sees_way(position, ahead) {
-                target.set_if_neq(wanted_target(ground, fighters, position, unit, ahead));
+                let wanted = wanted_target(ground, fighters, position, unit, ahead);
+                ahead.in_sight = ahead.sees(&wanted) && seeks_its_target(fields, flock);
+                target.set_if_neq(wanted);
                 return;
             }
         }
@@ -206,6 +225,13 @@ fn move_on_alone(
     for_the_planner
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Whether a unit of `flock` seeks its target: a member of a flock with a [`PotentialField`]
+/// (one of `fields`) steers down the field instead, its heading no guide to where its path
+/// goes, so that it keeps looking ahead along its heading.
+fn seeks_its_target(fields: &EntityHashSet, flock: Option<&InFlock>) -> bool {
+    flock.is_none_or(|flock| !fields.contains(&flock.0))
 }
 
 /// Where a unit at `position` heads: the nearest enemy in its sight (for a combatant), else

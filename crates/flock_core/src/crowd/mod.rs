@@ -171,6 +171,7 @@ impl Crowd {
         agents.flocks.clear();
         agents.params.clear();
         agents.targets.clear();
+        agents.targets_in_sight.clear();
         agents.added.clear();
         agents.extras.clear();
         self.forces.pending = false;

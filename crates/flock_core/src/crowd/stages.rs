@@ -84,7 +84,8 @@ impl Crowd {
 
     /// Obstacle avoidance, the third stage of a tick, against the crowd's own
     /// [`obstacles`](Self::obstacles) and `colliders` (a physics backend's, if any): each agent
-    /// casts a ball ahead along its heading, as far as its look-ahead (which grows with speed);
+    /// casts a ball ahead along its heading (toward its target where that is
+    /// [in sight](Self::set_target_in_sight)), as far as its look-ahead (which grows with speed);
     /// when that hits, it turns toward the nearest clear direction of a fan (or along the
     /// obstacle's normal if none is clear). Avoidance comes first: it takes what it needs of
     /// the max force, and the steering force gets the rest. An agent with a target looks no
@@ -97,6 +98,7 @@ impl Crowd {
             params: &self.params,
             index: &self.index,
             extras: &self.agents.extras,
+            targets_in_sight: &self.agents.targets_in_sight,
             executor: &*self.executor,
         };
         let Some(avoiding) = self.avoidance.run(&mut self.forces, colliders, crowd) else {

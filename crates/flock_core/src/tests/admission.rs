@@ -94,6 +94,8 @@ fn varied_agents(n: usize, params: [ParamsId; 3]) -> Vec<NewAgent> {
                 },
                 quarry_velocity,
                 memory,
+                // Some without a target: never in sight.
+                target_in_sight: i % 4 == 1,
             }
         })
         .collect()
@@ -106,6 +108,7 @@ fn push_one(crowd: &mut Crowd, agent: &NewAgent) {
         crowd.pursue(i, velocity);
     }
     crowd.set_memory(i, agent.memory);
+    crowd.set_target_in_sight(i, agent.target_in_sight);
 }
 
 fn bits(v: Vec3) -> [u32; 3] {
@@ -126,6 +129,7 @@ fn assert_same_crowds(a: &mut Crowd, b: &mut Crowd) {
             assert_eq!(a.params_of(i), b.params_of(i), "{why}");
             assert_eq!(a.target(i).map(bits), b.target(i).map(bits), "{why}");
             assert_eq!(a.memory(i), b.memory(i), "{why}");
+            assert_eq!(a.target_in_sight(i), b.target_in_sight(i), "{why}");
         }
         for _ in 0..10 {
             a.step(1.0 / 30.0);

@@ -92,8 +92,8 @@ fn the_checksum_sees_one_bit_of_any_value_it_covers() {
     let memory = crowd.memory(last);
     let agent = NewAgent {
         input,
-        quarry_velocity: None,
         memory,
+        ..NewAgent::default()
     };
     assert!(moved.set_agent(last, agent));
     changed.push(("a position's last bit", moved));
@@ -105,8 +105,8 @@ fn the_checksum_sees_one_bit_of_any_value_it_covers() {
                 position: p,
                 ..input
             },
-            quarry_velocity: None,
-            memory
+            memory,
+            ..NewAgent::default()
         }
     ));
     assert_eq!(

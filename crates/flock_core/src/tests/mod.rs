@@ -19,6 +19,7 @@ mod obstacles;
 mod pedestrians;
 mod progress;
 mod rules;
+mod sight;
 mod velocity_obstacles;
 mod vicsek;
 mod walking_speeds;
